@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: Apache-2.0
+# Shared CMake helpers: warnings for our own targets, sanitizer flags, and test registration.
+
+if(TILEJIT_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# -Wall -Wextra -Werror on a target we own (never on generated or third-party code).
+function(tilejit_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+endfunction()
+
+# tilejit_add_library(name SOURCES...): a static library rooted at the repository top, so
+# includes read "common/status.h".
+function(tilejit_add_library name)
+  add_library(${name} STATIC ${ARGN})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  tilejit_warnings(${name})
+endfunction()
+
+# tilejit_add_test(name LABEL label SOURCES ... LIBS ...): one gtest binary, every case
+# registered with CTest under the label (unit, e2e or heavy).
+function(tilejit_add_test name)
+  cmake_parse_arguments(T "" "LABEL;TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  if(NOT T_LABEL)
+    set(T_LABEL unit)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gmock GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE
+    TILEJIT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    TILEJIT_TESTDATA_DIR="${TILEJIT_TESTDATA_DIR}"
+    TILEJIT_SHARED_KERNELS_DIR="${TILEJIT_SHARED_KERNELS_DIR}")
+  tilejit_warnings(${name})
+  gtest_discover_tests(${name}
+    PROPERTIES LABELS ${T_LABEL} TIMEOUT ${T_TIMEOUT}
+    DISCOVERY_TIMEOUT 120)
+endfunction()

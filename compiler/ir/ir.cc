@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "compiler/ir/ir.h"
+
+#include <algorithm>
+#include <array>
+
+namespace tilejit::ir {
+
+namespace {
+
+struct DTypeInfo {
+  DType type;
+  std::string_view name;
+  int bits;
+};
+
+constexpr std::array<DTypeInfo, 12> kDTypes = {{
+    {DType::kBool, "bool", 8},
+    {DType::kInt8, "int8", 8},
+    {DType::kInt16, "int16", 16},
+    {DType::kInt32, "int32", 32},
+    {DType::kInt64, "int64", 64},
+    {DType::kUInt8, "uint8", 8},
+    {DType::kUInt16, "uint16", 16},
+    {DType::kUInt32, "uint32", 32},
+    {DType::kUInt64, "uint64", 64},
+    {DType::kFloat16, "float16", 16},
+    {DType::kBFloat16, "bfloat16", 16},
+    {DType::kFloat32, "float32", 32},
+}};
+
+constexpr std::array<std::string_view, 9> kScopeNames = {"gm",  "shared", "fragment", "l1", "l0a",
+                                                         "l0b", "l0c",    "ub",       "var"};
+
+}  // namespace
+
+std::string_view DTypeName(DType t) { return kDTypes[static_cast<size_t>(t)].name; }
+
+std::optional<DType> ParseDType(std::string_view name) {
+  if (name == "float") return DType::kFloat32;
+  if (name == "half") return DType::kFloat16;
+  for (const DTypeInfo& info : kDTypes) {
+    if (info.name == name) return info.type;
+  }
+  return std::nullopt;
+}
+
+int DTypeBits(DType t) { return kDTypes[static_cast<size_t>(t)].bits; }
+
+bool IsFloat(DType t) {
+  return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32;
+}
+
+bool IsInt(DType t) { return !IsFloat(t) && t != DType::kBool; }
+
+std::string_view MemScopeName(MemScope s) { return kScopeNames[static_cast<size_t>(s)]; }
+
+std::optional<MemScope> ParseMemScope(std::string_view name) {
+  for (size_t i = 0; i < kScopeNames.size(); ++i) {
+    if (kScopeNames[i] == name) return static_cast<MemScope>(i);
+  }
+  return std::nullopt;
+}
+
+std::string_view BinaryOpName(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return "+";
+    case BinaryOp::kSub:
+      return "-";
+    case BinaryOp::kMul:
+      return "*";
+    case BinaryOp::kDiv:
+      return "/";
+    case BinaryOp::kFloorDiv:
+      return "//";
+    case BinaryOp::kFloorMod:
+      return "%";
+    case BinaryOp::kMin:
+      return "min";
+    case BinaryOp::kMax:
+      return "max";
+    case BinaryOp::kEq:
+      return "==";
+    case BinaryOp::kNe:
+      return "!=";
+    case BinaryOp::kLt:
+      return "<";
+    case BinaryOp::kLe:
+      return "<=";
+    case BinaryOp::kGt:
+      return ">";
+    case BinaryOp::kGe:
+      return ">=";
+    case BinaryOp::kAnd:
+      return "and";
+    case BinaryOp::kOr:
+      return "or";
+  }
+  return "?";
+}
+
+std::string_view ForKindName(ForKind k) {
+  switch (k) {
+    case ForKind::kSerial:
+      return "serial";
+    case ForKind::kPipelined:
+      return "pipelined";
+    case ForKind::kParallel:
+      return "parallel";
+  }
+  return "?";
+}
+
+std::string_view TileOpName(TileOpCode op) {
+  switch (op) {
+#define TILEJIT_X(e, s) \
+  case TileOpCode::e:   \
+    return s;
+    TILEJIT_TILE_OPS(TILEJIT_X)
+#undef TILEJIT_X
+  }
+  return "?";
+}
+
+std::optional<TileOpCode> ParseTileOp(std::string_view name) {
+#define TILEJIT_X(e, s) \
+  if (name == s) return TileOpCode::e;
+  TILEJIT_TILE_OPS(TILEJIT_X)
+#undef TILEJIT_X
+  return std::nullopt;
+}
+
+Var MakeVar(std::string name, DType dtype, SourceLoc loc) {
+  return std::make_shared<const VarNode>(VarNode{std::move(name), dtype, loc});
+}
+
+int64_t BufferNode::num_elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Buffer MakeBuffer(BufferNode node) { return std::make_shared<const BufferNode>(std::move(node)); }
+
+// ---------------------------------------------------------------------------------------------
+// Expression builders
+
+Expr IntImm(int64_t v, DType t, SourceLoc loc) { return std::make_shared<IntImmNode>(v, t, loc); }
+
+Expr FloatImm(double v, DType t, SourceLoc loc) {
+  return std::make_shared<FloatImmNode>(v, t, loc);
+}
+
+Expr BoolImm(bool v, SourceLoc loc) { return IntImm(v ? 1 : 0, DType::kBool, loc); }
+
+Expr Ref(const Var& v, SourceLoc loc) {
+  TILEJIT_CHECK(v != nullptr) << "reference to a null var";
+  return std::make_shared<VarRefNode>(v, loc.known() ? loc : v->loc);
+}
+
+namespace {
+
+bool IsLogicalOrCompare(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kEq:
+    case BinaryOp::kNe:
+    case BinaryOp::kLt:
+    case BinaryOp::kLe:
+    case BinaryOp::kGt:
+    case BinaryOp::kGe:
+    case BinaryOp::kAnd:
+    case BinaryOp::kOr:
+      return true;
+    default:
+      return false;
+  }
+}
+
+DType ArithResultType(DType a, DType b) {
+  if (a == b) return a == DType::kBool ? DType::kInt32 : a;
+  if (IsFloat(a) || IsFloat(b)) return DType::kFloat32;
+  return DTypeBits(a) >= DTypeBits(b) ? (a == DType::kBool ? DType::kInt32 : a) : b;
+}
+
+}  // namespace
+
+Expr Binary(BinaryOp op, Expr a, Expr b, SourceLoc loc) {
+  TILEJIT_CHECK(a != nullptr && b != nullptr) << "null operand of " << BinaryOpName(op);
+  DType t = IsLogicalOrCompare(op) ? DType::kBool : ArithResultType(a->dtype, b->dtype);
+  if (op == BinaryOp::kDiv) t = IsFloat(t) ? t : DType::kFloat32;
+  return std::make_shared<BinaryNode>(op, std::move(a), std::move(b), t, loc);
+}
+
+Expr Unary(UnaryOp op, Expr a, SourceLoc loc) {
+  TILEJIT_CHECK(a != nullptr) << "null unary operand";
+  DType t = op == UnaryOp::kNot ? DType::kBool : a->dtype;
+  return std::make_shared<UnaryNode>(op, std::move(a), t, loc);
+}
+
+Expr Select(Expr cond, Expr t, Expr f, SourceLoc loc) {
+  TILEJIT_CHECK(cond && t && f) << "null operand of select";
+  DType ty = ArithResultType(t->dtype, f->dtype);
+  if (t->dtype == f->dtype) ty = t->dtype;
+  return std::make_shared<SelectNode>(std::move(cond), std::move(t), std::move(f), ty, loc);
+}
+
+Expr Load(Buffer b, std::vector<Expr> indices, SourceLoc loc) {
+  TILEJIT_CHECK(b != nullptr) << "load from a null buffer";
+  return std::make_shared<LoadNode>(std::move(b), std::move(indices), loc);
+}
+
+Expr Call(std::string op, std::vector<Expr> args, DType t, SourceLoc loc) {
+  return std::make_shared<CallNode>(std::move(op), std::move(args), t, loc);
+}
+
+std::optional<int64_t> AsConstInt(const Expr& e) {
+  if (const auto* imm = TryAs<IntImmNode>(e)) return imm->value;
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Regions
+
+std::vector<int64_t> Region::TrimmedShape() const {
+  std::vector<int64_t> shape;
+  for (const Range& r : ranges) {
+    if (shape.empty() && r.extent == 1) continue;
+    shape.push_back(r.extent);
+  }
+  if (shape.empty()) shape.push_back(1);
+  return shape;
+}
+
+int64_t Region::num_elements() const {
+  int64_t n = 1;
+  for (const Range& r : ranges) n *= r.extent;
+  return n;
+}
+
+Region WholeBuffer(const Buffer& b, SourceLoc loc) {
+  Region r{b, {}, loc.known() ? loc : b->loc};
+  for (int64_t d : b->shape) r.ranges.push_back(Range{IntImm(0), d});
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+
+TileOpNode::TileOpNode(TileOpCode o, std::vector<Operand> a, std::vector<Attr> at, SourceLoc l)
+    : StmtNode(StmtKind::kTileOp, l), op(o), args(std::move(a)), attrs(std::move(at)) {
+  std::sort(attrs.begin(), attrs.end(), [](const Attr& x, const Attr& y) { return x.key < y.key; });
+}
+
+const AttrValue* TileOpNode::FindAttr(std::string_view key) const {
+  for (const Attr& a : attrs) {
+    if (a.key == key) return &a.value;
+  }
+  return nullptr;
+}
+
+Stmt Seq(std::vector<Stmt> stmts, SourceLoc loc) {
+  return std::make_shared<SeqNode>(std::move(stmts), loc);
+}
+
+Stmt MakeTileOp(TileOpCode op, std::vector<Operand> args, std::vector<Attr> attrs, SourceLoc loc) {
+  return std::make_shared<TileOpNode>(op, std::move(args), std::move(attrs), loc);
+}
+
+}  // namespace tilejit::ir

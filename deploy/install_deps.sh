@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs every Debian package tilejit's build, tests and daemon need, on Debian 12, as root.
+# Idempotent: packages already installed are left alone; apt-get runs only when one is missing.
+set -euo pipefail
+
+PACKAGES=(
+  # build
+  build-essential cmake ninja-build git pkg-config clang clang-format libclang-rt-14-dev
+  # libraries
+  libssl-dev libgtest-dev libgmock-dev libbenchmark-dev libspdlog-dev libsqlite3-dev
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto
+  libhiredis-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libcpp-httplib-dev
+  libopenblas-dev libopenblas0-pthread
+  # tests and benchmarks
+  python3 python3-numpy python3-pytest python3-grpcio redis-server nodejs npm binutils
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install_deps: missing packages: ${missing[*]}" >&2
+  echo "install_deps: run as root (or install them) and retry" >&2
+  exit 1
+fi
+
+echo "install_deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

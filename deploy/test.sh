@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The quick start's test command: installs what is missing, builds tilejit (normal and
+# ASan+UBSan trees) and runs the whole test suite. Idempotent; re-runs build incrementally.
+#
+#   JOBS=2 (default) parallel build and test jobs
+#   TILEJIT_SKIP_ASAN=1 skips the sanitizer tree (local iteration only; CI never sets it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-2}
+
+bash deploy/install_deps.sh
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j"$JOBS"
+
+status=0
+if [ "${TILEJIT_SKIP_ASAN:-0}" != 1 ]; then
+  # Sanitizers over every module without gRPC: unit and heavy labels.
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTILEJIT_SANITIZE=ON \
+    -DTILEJIT_WITH_SERVICE=OFF
+  cmake --build build-asan -j"$JOBS"
+  ctest --test-dir build-asan -L 'unit|heavy' -j"$JOBS" --output-on-failure || status=$?
+fi
+
+ctest --test-dir build -j"$JOBS" --output-on-failure || status=$?
+exit $status
