@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/source_loc.h"
@@ -69,6 +70,10 @@ enum class UnaryOpKind : uint8_t { kUSub, kUAdd, kNot, kInvert };
 enum class BoolOpKind : uint8_t { kAnd, kOr };
 enum class CmpOpKind : uint8_t { kEq, kNotEq, kLt, kLtE, kGt, kGtE, kIs, kIsNot, kIn, kNotIn };
 
+// Python's spelling of an operator: "+", "//", "**", "not in", ...
+std::string_view BinOpSymbol(BinOpKind op);
+std::string_view CmpOpSymbol(CmpOpKind op);
+
 enum class ConstantKind : uint8_t { kNone, kBool, kInt, kFloat, kString };
 
 struct Keyword {
@@ -90,6 +95,8 @@ struct Expr {
   int64_t int_value = 0;  // ints that fit in int64 (others are a diagnostic)
   double float_value = 0.0;
   std::string string_value;  // decoded (escapes processed, adjacent literals joined)
+  // kString from an f-string: string_value is the decoded template, its {fields} unevaluated.
+  bool fstring = false;
 
   // kBinOp / kUnaryOp / kBoolOp / kCompare operators
   BinOpKind bin_op = BinOpKind::kAdd;
@@ -153,6 +160,16 @@ struct Param {
   SourceLoc loc;
 };
 
+// One name bound by an import statement: `import a.b` binds a (module "a.b", name ""),
+// `import a.b as c` binds c (module "a.b"), `from a.b import c as d` binds d (module "a.b",
+// name "c"; relative modules keep their leading dots; `*` is name "*" and binds nothing).
+struct ImportAlias {
+  std::string module;
+  std::string name;   // from-import only
+  std::string bound;  // the local name
+  SourceLoc loc;
+};
+
 struct Stmt {
   StmtKind kind;
   SourceLoc loc;      // first character of the statement
@@ -163,7 +180,9 @@ struct Stmt {
   ExprPtr value;
   std::vector<ExprPtr> targets;  // kAssign: one or more; kAugAssign / kAnnAssign / kFor: one
   BinOpKind aug_op = BinOpKind::kAdd;
-  ExprPtr annotation;  // kAnnAssign
+  ExprPtr annotation;                // kAnnAssign
+  ExprPtr msg;                       // kAssert: the message (nullable)
+  std::vector<ImportAlias> imports;  // kImport: one per imported name, in source order
 
   StmtList body;                // kFor, kWhile, kIf, kWith, kFunctionDef
   StmtList orelse;              // kIf (and kFor/kWhile else, which the tracer rejects)

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: Apache-2.0
+// Floats print in their shortest round-tripping form (std::to_chars) with a '.0' added when
+// needed, so a dump re-parses to the same value.
+#include "compiler/frontend/ast_dump.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace tilejit::frontend {
+namespace {
+
+void AppendString(const Expr& e, std::string* out) {
+  if (e.fstring) out->push_back('f');
+  out->push_back('"');
+  for (unsigned char c : e.string_value) {
+    switch (c) {
+      case '\\':
+        *out += "\\\\";
+        break;
+      case '"':
+        *out += "\\\"";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+          *out += buf;
+        } else {
+          out->push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendFloat(double v, std::string* out) {
+  if (std::isinf(v)) {
+    *out += v > 0 ? "1e999" : "(-1e999)";
+    return;
+  }
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v);
+  std::string_view s(buf, static_cast<size_t>(res.ptr - buf));
+  *out += s;
+  if (s.find_first_of(".en") == std::string_view::npos) *out += ".0";
+}
+
+void Append(const Expr& e, std::string* out);
+
+void AppendList(const std::vector<ExprPtr>& elts, std::string* out) {
+  for (size_t i = 0; i < elts.size(); ++i) {
+    if (i) *out += ", ";
+    Append(*elts[i], out);
+  }
+}
+
+void AppendConstant(const Expr& e, std::string* out) {
+  switch (e.constant_kind) {
+    case ConstantKind::kNone:
+      *out += "None";
+      return;
+    case ConstantKind::kBool:
+      *out += e.bool_value ? "True" : "False";
+      return;
+    case ConstantKind::kInt:
+      *out += std::to_string(e.int_value);
+      return;
+    case ConstantKind::kFloat:
+      AppendFloat(e.float_value, out);
+      return;
+    case ConstantKind::kString:
+      AppendString(e, out);
+      return;
+  }
+}
+
+void AppendCall(const Expr& e, std::string* out) {
+  Append(*e.left, out);
+  out->push_back('(');
+  AppendList(e.elts, out);
+  for (size_t i = 0; i < e.keywords.size(); ++i) {
+    if (i || !e.elts.empty()) *out += ", ";
+    *out += e.keywords[i].arg.empty() ? "**" : e.keywords[i].arg + "=";
+    Append(*e.keywords[i].value, out);
+  }
+  out->push_back(')');
+}
+
+void Append(const Expr& e, std::string* out) {
+  switch (e.kind) {
+    case ExprKind::kName:
+      *out += e.name;
+      return;
+    case ExprKind::kConstant:
+      AppendConstant(e, out);
+      return;
+    case ExprKind::kBinOp:
+      out->push_back('(');
+      Append(*e.left, out);
+      out->append(" ").append(BinOpSymbol(e.bin_op)).append(" ");
+      Append(*e.right, out);
+      out->push_back(')');
+      return;
+    case ExprKind::kUnaryOp:
+      *out += e.unary_op == UnaryOpKind::kNot    ? "(not "
+              : e.unary_op == UnaryOpKind::kUSub ? "(-"
+              : e.unary_op == UnaryOpKind::kUAdd ? "(+"
+                                                 : "(~";
+      Append(*e.left, out);
+      out->push_back(')');
+      return;
+    case ExprKind::kBoolOp:
+      out->push_back('(');
+      for (size_t i = 0; i < e.elts.size(); ++i) {
+        if (i) *out += e.bool_op == BoolOpKind::kAnd ? " and " : " or ";
+        Append(*e.elts[i], out);
+      }
+      out->push_back(')');
+      return;
+    case ExprKind::kCompare:
+      out->push_back('(');
+      Append(*e.left, out);
+      for (size_t i = 0; i < e.elts.size(); ++i) {
+        out->append(" ").append(CmpOpSymbol(e.cmp_ops[i])).append(" ");
+        Append(*e.elts[i], out);
+      }
+      out->push_back(')');
+      return;
+    case ExprKind::kCall:
+      AppendCall(e, out);
+      return;
+    case ExprKind::kAttribute:
+      Append(*e.left, out);
+      *out += "." + e.name;
+      return;
+    case ExprKind::kSubscript:
+      Append(*e.left, out);
+      out->push_back('[');
+      if (e.right->kind == ExprKind::kTuple && !e.right->elts.empty()) {
+        AppendList(e.right->elts, out);
+        if (e.right->elts.size() == 1) out->push_back(',');
+      } else {
+        Append(*e.right, out);
+      }
+      out->push_back(']');
+      return;
+    case ExprKind::kSlice:
+      if (e.left) Append(*e.left, out);
+      out->push_back(':');
+      if (e.right) Append(*e.right, out);
+      return;
+    case ExprKind::kTuple:
+      out->push_back('(');
+      AppendList(e.elts, out);
+      if (e.elts.size() == 1) out->push_back(',');
+      out->push_back(')');
+      return;
+    case ExprKind::kList:
+      out->push_back('[');
+      AppendList(e.elts, out);
+      out->push_back(']');
+      return;
+    case ExprKind::kDict:
+      out->push_back('{');
+      for (size_t i = 0; i < e.elts.size(); ++i) {
+        if (i) *out += ", ";
+        Append(*e.elts[i], out);
+        *out += ": ";
+        Append(*e.values[i], out);
+      }
+      out->push_back('}');
+      return;
+    case ExprKind::kIfExp:
+      out->push_back('(');
+      Append(*e.right, out);
+      *out += " if ";
+      Append(*e.left, out);
+      *out += " else ";
+      Append(*e.third, out);
+      out->push_back(')');
+      return;
+    case ExprKind::kStarred:
+      out->push_back('*');
+      Append(*e.left, out);
+      return;
+  }
+}
+
+}  // namespace
+
+std::string DumpExpr(const Expr& e) {
+  std::string out;
+  Append(e, &out);
+  return out;
+}
+
+}  // namespace tilejit::frontend

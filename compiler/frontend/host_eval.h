@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+// The host evaluator: runs the Python a kernel factory is made of (module-level constants,
+// the factory body, nested helpers) on frontend Values, with Python semantics for ints,
+// floats, bools, strings, lists, tuples and dicts. The tracer reuses it for every expression
+// in a prim_func body, where names may also be bound to runtime values (IR variables, buffers):
+// an operation on a runtime value builds an IR expression instead of computing a constant.
+//
+// Errors are diagnostics with the location of the offending expression; an evaluation that
+// failed returns std::nullopt (the diagnostic has been emitted).
+//
+// Ownership: an Evaluator borrows the Module (AST), the SourceManager and the
+// DiagnosticEngine, which must outlive it. Scopes are shared; the scopes that functions close
+// over live as long as the Evaluator (function values must not be used after it is gone).
+// Not thread-safe: one Evaluator per compile.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "common/diagnostic.h"
+#include "common/source_loc.h"
+#include "compiler/frontend/ast.h"
+#include "compiler/frontend/value.h"
+
+namespace tilejit::frontend {
+
+// One level of Python name binding (a function body or a block of the tracer). Lookups walk
+// the parent chain; the root's parent is null and module-level names are resolved by the
+// ModuleEnv behind it.
+class Scope {
+ public:
+  explicit Scope(std::shared_ptr<Scope> parent = nullptr) : parent_(std::move(parent)) {}
+
+  void Set(const std::string& name, Value v) { vars_[name] = std::move(v); }
+  const Value* Lookup(const std::string& name) const;
+  const Value* LookupLocal(const std::string& name) const;
+  const std::shared_ptr<Scope>& parent() const { return parent_; }
+
+ private:
+  std::shared_ptr<Scope> parent_;
+  std::unordered_map<std::string, Value> vars_;
+};
+using ScopePtr = std::shared_ptr<Scope>;
+
+// Keyword arguments of a call, in source order.
+using KwArgs = std::vector<std::pair<std::string, Value>>;
+
+// The parameters of a builtin, for argument binding: names in order, the first `required`
+// of them mandatory.
+struct Signature {
+  std::string_view name;  // for diagnostics ("T.copy")
+  std::vector<std::string_view> params;
+  size_t required = 0;
+};
+// Bound arguments, one slot per parameter (nullopt: not given). Each value's loc is the
+// location of its argument expression.
+using BoundArgs = std::vector<std::optional<Value>>;
+
+// The decorator of the entry factory after evaluation.
+struct JitDecorator {
+  bool present = false;
+  std::optional<Value> out_idx, workspace_idx, pass_configs, target;
+  SourceLoc out_idx_loc, workspace_idx_loc, pass_configs_loc, target_loc;
+};
+
+// Module-level names, evaluated lazily: only what the entry needs. A name's value is its last
+// binding in the file before the statement that asks (the whole file for the entry);
+// request globals override module-level assignments.
+class ModuleEnv {
+ public:
+  ModuleEnv(const Module* module, const SourceManager* sources)
+      : module_(module), sources_(sources) {}
+
+  void SetGlobal(const std::string& name, Value v) { globals_[name] = std::move(v); }
+  const Module& module() const { return *module_; }
+
+  // The statement index of the top-level def `name`, or -1 if none.
+  int FindDef(const std::string& name) const;
+  // The top-level statement that binds `name` last before `before` (-1 = end of file).
+  const Stmt* FindBinding(const std::string& name, int before) const;
+
+ private:
+  friend class Evaluator;
+  const Module* module_;
+  const SourceManager* sources_;
+  std::map<std::string, Value> globals_;
+  // Per top-level statement index: the values it bound, once evaluated.
+  std::map<int, std::map<std::string, Value>> done_;
+  std::map<int, bool> in_progress_;
+};
+
+// What running a block of host statements ended with.
+enum class Flow : uint8_t { kNormal, kReturn, kBreak, kContinue, kError };
+
+class Evaluator {
+ public:
+  // Limits that keep hostile input from exhausting the stack or the clock.
+  static constexpr int kMaxCallDepth = 48;
+  static constexpr int64_t kMaxLoopIterations = 1 << 20;
+  static constexpr int kMaxTopLevelDepth = 128;
+
+  Evaluator(ModuleEnv* env, DiagnosticEngine* diag);
+  virtual ~Evaluator() = default;
+
+  // Evaluates one expression.
+  std::optional<Value> Eval(const Expr& e, const ScopePtr& scope);
+  // Evaluates call arguments (positional, keyword); false after a diagnostic.
+  bool EvalArgs(const Expr& call, const ScopePtr& scope, std::vector<Value>* args, KwArgs* kwargs);
+  // Resolves a name: scopes, then module level, then Python builtins.
+  std::optional<Value> LookupName(const std::string& name, SourceLoc loc, const ScopePtr& scope);
+
+  // Matches evaluated arguments to a builtin's parameters; a diagnostic at `call_loc` for
+  // too many or missing arguments and at the keyword for unknown or repeated ones.
+  std::optional<BoundArgs> Bind(const Signature& sig, const std::vector<Value>& args,
+                                const KwArgs& kwargs, SourceLoc call_loc);
+
+  // Calls a plain function (host execution of its body).
+  std::optional<Value> CallFunction(const FunctionValue& fn, std::vector<Value> args,
+                                    const KwArgs& kwargs, SourceLoc call_loc);
+  // Binds call arguments to `fn`'s parameters in a new scope over its closure.
+  bool BindParams(const FunctionValue& fn, std::vector<Value> args, const KwArgs& kwargs,
+                  SourceLoc call_loc, const ScopePtr& scope);
+  // Creates the function value of a def (evaluating its decorators and defaults).
+  std::optional<Value> MakeFunction(const Stmt& def, const ScopePtr& scope);
+
+  // Runs host statements (a factory or helper body).
+  Flow ExecBlock(const StmtList& body, const ScopePtr& scope, Value* ret);
+
+  // The location of the `def` keyword of a function definition (a def's own loc is that of
+  // its first decorator); diagnostics about calling a function point there.
+  SourceLoc DefKeywordLoc(const Stmt& def) const;
+
+  // Evaluates the decorator of a top-level factory def.
+  JitDecorator EvalJitDecorator(const Stmt& def);
+
+  // Python operators on values (constants fold; runtime operands build IR).
+  std::optional<Value> BinOp(BinOpKind op, const Value& a, const Value& b, SourceLoc loc);
+  std::optional<Value> UnaryOp(UnaryOpKind op, const Value& a, SourceLoc loc);
+  std::optional<Value> CompareOp(CmpOpKind op, const Value& a, const Value& b, SourceLoc loc);
+  // A runtime scalar for `v` (constants become immediates, elements become loads).
+  std::optional<ir::Expr> ToExpr(const Value& v, SourceLoc loc);
+
+  DiagnosticEngine& diag() { return *diag_; }
+  ModuleEnv& env() { return *env_; }
+  const SourceManager* sources() const { return env_->sources_; }
+
+ protected:
+  // Calls a builtin in expression context; the tracer overrides it to add statement ops.
+  virtual std::optional<Value> CallBuiltin(const std::string& name, const Expr& call,
+                                           std::vector<Value> args, const KwArgs& kwargs);
+  // Calls a user function value in expression context.
+  virtual std::optional<Value> CallUser(const FunctionValue& fn, const Expr& call,
+                                        std::vector<Value> args, const KwArgs& kwargs);
+
+  // Runs one host statement; false after a diagnostic.
+  bool ExecStmt(const Stmt& s, const ScopePtr& scope, Value* ret, Flow* flow);
+
+  int depth_ = 0;            // expression nesting depth
+  int call_depth_ = 0;       // user function calls in progress
+  int top_level_depth_ = 0;  // module-level statements being evaluated (lazily, nested)
+
+ private:
+  std::optional<Value> EvalName(const Expr& e, const ScopePtr& scope);
+  std::optional<Value> EvalConstant(const Expr& e);
+  std::optional<Value> EvalBoolOp(const Expr& e, const ScopePtr& scope);
+  std::optional<Value> EvalCompare(const Expr& e, const ScopePtr& scope);
+  std::optional<Value> EvalCall(const Expr& e, const ScopePtr& scope);
+  std::optional<Value> EvalAttribute(const Expr& e, const ScopePtr& scope);
+  std::optional<Value> EvalSubscript(const Expr& e, const ScopePtr& scope);
+  std::optional<Value> EvalContainer(const Expr& e, const ScopePtr& scope);
+  std::optional<Value> EvalHostBuiltin(const std::string& name, const Expr& call,
+                                       const std::vector<Value>& args, const KwArgs& kwargs);
+  std::optional<Value> ModuleLookup(const std::string& name, int before, SourceLoc loc);
+  bool EvalTopLevel(int index);
+  bool Assign(const Expr& target, const Value& v, const ScopePtr& scope);
+
+  ModuleEnv* env_;
+  DiagnosticEngine* diag_;
+  std::vector<ScopePtr> closures_;  // keeps closure scopes alive (see FunctionValue::closure)
+  int current_top_level_ = -1;      // the top-level statement being evaluated (-1: the entry)
+};
+
+// Parses the text of an import statement into (bound name, module path[, attribute]) pairs:
+// `import a.b as c` binds c -> a.b; `import a.b` binds a -> a; `from a import b as c` binds
+// c -> a.b. Returns false for a form it does not understand.
+bool ParseImportText(std::string_view text, std::vector<std::pair<std::string, std::string>>* out);
+
+// True for a name whose value is a runtime scalar in IR (used by the tracer's let rule).
+inline bool IsIrScalar(const Value& v) { return v.kind == ValueKind::kExpr; }
+
+}  // namespace tilejit::frontend

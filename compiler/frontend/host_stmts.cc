@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host statement execution (factory bodies, helpers, module-level statements) and the
+// @tilelang.jit decorator.
+#include "compiler/frontend/builtins.h"
+#include "compiler/frontend/host_eval.h"
+#include "compiler/frontend/parser.h"
+
+namespace tilejit::frontend {
+namespace {
+
+// The values a host `for` iterates over: a list/tuple, or range(...) computed eagerly.
+bool RangeValues(DiagnosticEngine* diag, const std::vector<Value>& args, SourceLoc loc,
+                 std::vector<Value>* out) {
+  int64_t v[3] = {0, 0, 1};
+  if (args.empty() || args.size() > 3) {
+    diag->Error(loc) << "range() takes 1 to 3 arguments";
+    return false;
+  }
+  for (size_t n = 0; n < args.size(); ++n) {
+    if (args[n].kind != ValueKind::kInt && args[n].kind != ValueKind::kBool) {
+      diag->Error(args[n].loc.known() ? args[n].loc : loc)
+          << "range() arguments must be ints, not " << TypeName(args[n]);
+      return false;
+    }
+  }
+  if (args.size() == 1) {
+    v[1] = args[0].i;
+  } else {
+    v[0] = args[0].i;
+    v[1] = args[1].i;
+    if (args.size() == 3) v[2] = args[2].i;
+  }
+  if (v[2] == 0) {
+    diag->Error(loc) << "range() step must not be zero";
+    return false;
+  }
+  for (int64_t x = v[0]; v[2] > 0 ? x < v[1] : x > v[1];) {
+    if (static_cast<int64_t>(out->size()) >= Evaluator::kMaxLoopIterations) {
+      diag->Error(loc) << "loop exceeds " << Evaluator::kMaxLoopIterations << " iterations";
+      return false;
+    }
+    out->push_back(Value::Int(x));
+    if (__builtin_add_overflow(x, v[2], &x)) break;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool Evaluator::ExecStmt(const Stmt& s, const ScopePtr& scope, Value* ret, Flow* flow) {
+  switch (s.kind) {
+    case StmtKind::kExpr:
+      return Eval(*s.value, scope).has_value();
+    case StmtKind::kAssign: {
+      auto v = Eval(*s.value, scope);
+      if (!v) return false;
+      for (const ExprPtr& t : s.targets) {
+        if (!Assign(*t, *v, scope)) return false;
+      }
+      return true;
+    }
+    case StmtKind::kAugAssign: {
+      const Expr& t = *s.targets[0];
+      if (t.kind != ExprKind::kName) {
+        diag_->Error(t.loc) << "augmented assignment to this target is not supported in host code";
+        return false;
+      }
+      auto cur = Eval(t, scope);
+      auto rhs = cur ? Eval(*s.value, scope) : std::nullopt;
+      auto v = rhs ? BinOp(s.aug_op, *cur, *rhs, s.loc) : std::nullopt;
+      return v && Assign(t, *v, scope);
+    }
+    case StmtKind::kAnnAssign: {
+      if (!s.value) return true;
+      auto v = Eval(*s.value, scope);
+      return v && Assign(*s.targets[0], *v, scope);
+    }
+    case StmtKind::kIf: {
+      auto test = Eval(*s.value, scope);
+      if (!test) return false;
+      if (test->IsRuntime()) {
+        diag_->Error(s.value->loc) << "a runtime condition is not allowed in host code";
+        return false;
+      }
+      *flow = ExecBlock(Truthy(*test) ? s.body : s.orelse, scope, ret);
+      return *flow != Flow::kError;
+    }
+    case StmtKind::kFor: {
+      std::vector<Value> items;
+      const Expr& iter = *s.value;
+      std::optional<Value> callee;
+      if (iter.kind == ExprKind::kCall) callee = Eval(*iter.left, scope);
+      if (callee && callee->kind == ValueKind::kBuiltin && callee->text == "range") {
+        std::vector<Value> args;
+        KwArgs kwargs;
+        if (!EvalArgs(iter, scope, &args, &kwargs)) return false;
+        if (!RangeValues(diag_, args, iter.loc, &items)) return false;
+      } else {
+        auto v = Eval(iter, scope);
+        if (!v) return false;
+        if (!v->is_sequence()) {
+          diag_->Error(iter.loc) << "cannot iterate over a " << TypeName(*v) << " in host code";
+          return false;
+        }
+        items = *v->items;
+      }
+      for (const Value& item : items) {
+        if (!Assign(*s.targets[0], item, scope)) return false;
+        Flow f = ExecBlock(s.body, scope, ret);
+        if (f == Flow::kError) return false;
+        if (f == Flow::kReturn) {
+          *flow = f;
+          return true;
+        }
+        if (f == Flow::kBreak) break;
+      }
+      return true;
+    }
+    case StmtKind::kFunctionDef: {
+      auto fn = MakeFunction(s, scope);
+      if (!fn) return false;
+      scope->Set(s.name, *fn);
+      return true;
+    }
+    case StmtKind::kReturn: {
+      if (s.value) {
+        auto v = Eval(*s.value, scope);
+        if (!v) return false;
+        *ret = *v;
+      } else {
+        *ret = Value::None();
+      }
+      *flow = Flow::kReturn;
+      return true;
+    }
+    case StmtKind::kPass:
+      return true;
+    case StmtKind::kBreak:
+      *flow = Flow::kBreak;
+      return true;
+    case StmtKind::kContinue:
+      *flow = Flow::kContinue;
+      return true;
+    case StmtKind::kAssert: {
+      auto test = Eval(*s.value, scope);
+      if (!test) return false;
+      if (test->IsRuntime()) {
+        diag_->Error(s.value->loc) << "assert on a runtime value is not supported";
+        return false;
+      }
+      if (!Truthy(*test)) {
+        diag_->Error(s.loc) << "assertion failed";
+        return false;
+      }
+      return true;
+    }
+    case StmtKind::kImport: {
+      std::vector<std::pair<std::string, std::string>> binds;
+      std::string text;
+      if (sources() != nullptr && s.loc.known()) {
+        text = std::string(sources()->LineText(s.loc.file_id, s.loc.line).substr(s.loc.column - 1));
+      }
+      if (!ParseImportText(text, &binds)) {
+        diag_->Error(s.loc) << "unsupported import form";
+        return false;
+      }
+      for (const auto& [local, path] : binds) {
+        size_t dot = path.rfind('.');
+        std::optional<BuiltinInfo> info;
+        if (dot != std::string::npos)
+          info = ResolveModuleMember(path.substr(0, dot), path.substr(dot + 1));
+        scope->Set(local, info ? Value::Builtin(info->name) : Value::Module(path));
+      }
+      return true;
+    }
+    case StmtKind::kUnsupported:
+      ReportUnsupported(s, diag_);
+      return false;
+    case StmtKind::kWith:
+      diag_->Error(s.loc) << "'with' is only allowed inside a @T.prim_func body";
+      return false;
+    case StmtKind::kWhile:
+      diag_->Error(s.loc) << "'while' loops are not supported";
+      return false;
+    case StmtKind::kGlobal:
+      diag_->Error(s.loc) << "'global' and 'nonlocal' are not supported";
+      return false;
+  }
+  diag_->Error(s.loc) << "unsupported statement";
+  return false;
+}
+
+JitDecorator Evaluator::EvalJitDecorator(const Stmt& def) {
+  JitDecorator out;
+  int saved = current_top_level_;
+  for (size_t n = 0; n < env_->module_->body.size(); ++n) {
+    if (env_->module_->body[n].get() == &def) current_top_level_ = static_cast<int>(n);
+  }
+  auto scope = std::make_shared<Scope>();
+  for (const ExprPtr& d : def.decorators) {
+    bool is_call = d->kind == ExprKind::kCall;
+    auto callee = Eval(is_call ? *d->left : *d, scope);
+    if (!callee) break;
+    if (callee->kind != ValueKind::kBuiltin || callee->text != "tilelang.jit") continue;
+    out.present = true;
+    if (!is_call) continue;
+    if (!d->elts.empty()) {
+      diag_->Error(d->elts[0]->loc) << "tilelang.jit takes keyword arguments only";
+      break;
+    }
+    for (const Keyword& kw : d->keywords) {
+      auto v = Eval(*kw.value, scope);
+      if (!v) break;
+      if (kw.arg == "out_idx") {
+        out.out_idx = *v;
+        out.out_idx_loc = kw.loc;
+      } else if (kw.arg == "workspace_idx") {
+        out.workspace_idx = *v;
+        out.workspace_idx_loc = kw.loc;
+      } else if (kw.arg == "pass_configs") {
+        out.pass_configs = *v;
+        out.pass_configs_loc = kw.loc;
+      } else if (kw.arg == "target") {
+        out.target = *v;
+        out.target_loc = kw.loc;
+      } else if (kw.arg == "target_host" || kw.arg == "platform" || kw.arg == "execution_backend" ||
+                 kw.arg == "verbose" || kw.arg == "debug_root_path") {
+        diag_->Warning(kw.loc) << "tilelang.jit argument '" << kw.arg << "' has no effect here";
+      } else {
+        diag_->Error(kw.loc) << "tilelang.jit() got an unexpected keyword argument '" << kw.arg
+                             << "' (known: out_idx, workspace_idx, pass_configs, target)";
+      }
+    }
+  }
+  current_top_level_ = saved;
+  return out;
+}
+
+}  // namespace tilejit::frontend

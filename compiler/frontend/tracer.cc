@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: Apache-2.0
+// Statement walking. A block is traced as a work list of AST statements so that two things
+// that "take the rest of the block" stay simple: a let binding (the rest becomes the let's
+// body) and a folded static `if` (its taken branch is spliced in front of the rest, since a
+// Python `if` opens no scope).
+#include "compiler/frontend/tracer.h"
+
+#include "compiler/frontend/builtins.h"
+#include "compiler/frontend/parser.h"
+
+namespace tilejit::frontend {
+namespace {
+
+class NestGuard {
+ public:
+  explicit NestGuard(int* n) : n_(n) { ++*n_; }
+  ~NestGuard() { --*n_; }
+  NestGuard(const NestGuard&) = delete;
+  NestGuard& operator=(const NestGuard&) = delete;
+
+ private:
+  int* n_;
+};
+
+}  // namespace
+
+size_t Tracer::NumParams(const FunctionValue& prim_func) { return prim_func.def->params.size(); }
+
+std::optional<ir::Kernel> Tracer::TracePrimFunc(const FunctionValue& fn,
+                                                const std::vector<ir::BufferRole>& roles) {
+  const Stmt& def = *fn.def;
+  auto scope = std::make_shared<Scope>(fn.closure.lock());
+  ir::Kernel kernel;
+  kernel.name = def.name;
+  kernel.loc = def.loc;
+  for (size_t n = 0; n < def.params.size(); ++n) {
+    const Param& p = def.params[n];
+    if (p.kind != Param::Kind::kPositional) {
+      diag().Error(p.loc) << "prim_func parameters must be plain positional parameters";
+      return std::nullopt;
+    }
+    auto b = TraceParam(p, n < roles.size() ? roles[n] : ir::BufferRole::kInput, scope);
+    if (!b) return std::nullopt;
+    kernel.params.push_back(*b);
+    scope->Set(p.name, Value::OfBuffer(*b));
+  }
+  auto body = TraceBlock(def.body, scope);
+  if (!body) return std::nullopt;
+  if (kernels_ == 0) {
+    diag().Error(DefKeywordLoc(def))
+        << "prim_func '" << def.name << "' has no 'with T.Kernel(...)' launch";
+    return std::nullopt;
+  }
+  // Names were bound in buffers that annotate_address may have changed: nothing to redo,
+  // since the mutable nodes are the ones the IR holds.
+  const auto* seq = ir::TryAs<ir::SeqNode>(*body);
+  kernel.body = seq != nullptr && seq->stmts.size() == 1 ? seq->stmts[0] : *body;
+  mutable_buffers_.clear();
+  return kernel;
+}
+
+std::optional<ir::Buffer> Tracer::TraceParam(const Param& p, ir::BufferRole role,
+                                             const ScopePtr& scope) {
+  const Expr* ann = p.annotation.get();
+  if (ann == nullptr || ann->kind != ExprKind::kCall) {
+    diag().Error(p.loc) << "prim_func parameter '" << p.name
+                        << "' needs an annotation T.Tensor(shape, dtype)";
+    return std::nullopt;
+  }
+  auto callee = Eval(*ann->left, scope);
+  if (!callee) return std::nullopt;
+  if (callee->kind != ValueKind::kBuiltin ||
+      (callee->text != "T.Tensor" && callee->text != "T.Buffer")) {
+    diag().Error(ann->loc) << "prim_func parameter '" << p.name
+                           << "' must be annotated T.Tensor(shape, dtype)";
+    return std::nullopt;
+  }
+  std::vector<Value> args;
+  KwArgs kwargs;
+  if (!EvalArgs(*ann, scope, &args, &kwargs)) return std::nullopt;
+  auto bound = Bind(Signature{callee->text, {"shape", "dtype"}, 1}, args, kwargs, ann->loc);
+  if (!bound) return std::nullopt;
+  ir::BufferNode node;
+  node.name = p.name;
+  node.scope = ir::MemScope::kGM;
+  node.role = role;
+  node.loc = p.loc;
+  std::vector<Value> dims;
+  const Value& shape = *(*bound)[0];
+  if (shape.is_sequence()) {
+    dims = *shape.items;
+  } else {
+    dims.push_back(shape);
+  }
+  if (dims.empty()) {
+    diag().Error(shape.loc) << "tensor '" << p.name << "' has an empty shape";
+    return std::nullopt;
+  }
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d].kind != ValueKind::kInt || dims[d].i <= 0) {
+      diag().Error(shape.loc) << "non-constant or non-positive shape: dimension " << d << " of '"
+                              << p.name << "' is " << Repr(dims[d]) << " (" << TypeName(dims[d])
+                              << "); shapes must be positive ints";
+      return std::nullopt;
+    }
+    node.shape.push_back(dims[d].i);
+  }
+  Value dt = (*bound)[1] ? *(*bound)[1] : Value::Str("float32");
+  auto dtype = dt.kind == ValueKind::kString || dt.kind == ValueKind::kDataType
+                   ? ir::ParseDType(dt.text)
+                   : std::nullopt;
+  if (!dtype) {
+    diag().Error(dt.loc.known() ? dt.loc : ann->loc) << "unknown dtype " << Repr(dt);
+    return std::nullopt;
+  }
+  node.dtype = *dtype;
+  return ir::MakeBuffer(std::move(node));
+}
+
+std::optional<ir::Stmt> Tracer::TraceBlock(const StmtList& body, const ScopePtr& scope) {
+  Work work;
+  for (const StmtPtr& s : body) work.push_back(s.get());
+  return TraceWork(work, 0, scope);
+}
+
+std::optional<ir::Stmt> Tracer::TraceWork(const Work& work, size_t start, const ScopePtr& scope) {
+  std::vector<ir::Stmt> out;
+  SourceLoc loc = start < work.size() ? work[start]->loc : SourceLoc{};
+  for (size_t i = start; i < work.size(); ++i) {
+    bool rest_done = false;
+    if (!TraceStmt(work, i, scope, &out, &rest_done)) return std::nullopt;
+    if (rest_done) break;
+  }
+  return ir::Seq(std::move(out), loc);
+}
+
+bool Tracer::TraceStmt(const Work& work, size_t i, const ScopePtr& scope,
+                       std::vector<ir::Stmt>* out, bool* rest_done) {
+  const Stmt& s = *work[i];
+  switch (s.kind) {
+    case StmtKind::kExpr:
+      return TraceExprStmt(s, *s.value, scope, out);
+    case StmtKind::kAssign:
+    case StmtKind::kAnnAssign:
+      return TraceAssign(work, i, scope, out, rest_done);
+    case StmtKind::kAugAssign:
+      return TraceAugAssign(s, scope, out, rest_done, work, i);
+    case StmtKind::kIf: {
+      auto test = Eval(*s.value, scope);
+      if (!test) return false;
+      if (!test->IsRuntime()) {
+        // Static if: splice the taken branch in front of the rest of the block.
+        Work spliced;
+        for (const StmtPtr& b : Truthy(*test) ? s.body : s.orelse) spliced.push_back(b.get());
+        for (size_t j = i + 1; j < work.size(); ++j) spliced.push_back(work[j]);
+        NestGuard guard(&lets_);
+        if (lets_ > kMaxLets) {
+          diag().Error(s.loc) << "too many nested bindings in one block (limit " << kMaxLets << ")";
+          return false;
+        }
+        auto rest = TraceWork(spliced, 0, scope);
+        if (!rest) return false;
+        out->push_back(*rest);
+        *rest_done = true;
+        return true;
+      }
+      NestGuard guard(&nesting_);
+      if (nesting_ > kMaxNesting) {
+        diag().Error(s.loc) << "statements nested too deeply (limit " << kMaxNesting << ")";
+        return false;
+      }
+      auto cond = ToExpr(*test, s.value->loc);
+      if (!cond) return false;
+      auto then_body = TraceBlock(s.body, std::make_shared<Scope>(scope));
+      if (!then_body) return false;
+      ir::Stmt else_body;
+      if (!s.orelse.empty()) {
+        auto e = TraceBlock(s.orelse, std::make_shared<Scope>(scope));
+        if (!e) return false;
+        else_body = *e;
+      }
+      out->push_back(std::make_shared<ir::IfNode>(*cond, *then_body, else_body, s.loc));
+      return true;
+    }
+    case StmtKind::kFor: {
+      auto f = TraceFor(s, scope);
+      if (!f) return false;
+      out->push_back(*f);
+      return true;
+    }
+    case StmtKind::kWith: {
+      auto w = TraceWith(s, scope);
+      if (!w) return false;
+      out->push_back(*w);
+      return true;
+    }
+    case StmtKind::kFunctionDef: {
+      auto fn = MakeFunction(s, scope);
+      if (!fn) return false;
+      scope->Set(s.name, *fn);
+      return true;
+    }
+    case StmtKind::kReturn:
+      if (!frame_.in_inline) {
+        diag().Error(s.loc) << "'return' is not allowed in a prim_func body";
+        return false;
+      }
+      *rest_done = true;
+      return s.value == nullptr || TraceExprStmt(s, *s.value, scope, out);
+    case StmtKind::kPass:
+      return true;
+    case StmtKind::kWhile:
+      diag().Error(s.loc) << "'while' loops are not supported in kernels; use T.serial";
+      return false;
+    case StmtKind::kBreak:
+    case StmtKind::kContinue:
+      diag().Error(s.loc) << "'break' and 'continue' are not supported in kernels";
+      return false;
+    case StmtKind::kUnsupported:
+      ReportUnsupported(s, &diag());
+      return false;
+    default: {
+      // Imports, asserts and the like behave as in host code.
+      Value ret;
+      Flow flow = Flow::kNormal;
+      return ExecStmt(s, scope, &ret, &flow);
+    }
+  }
+}
+
+}  // namespace tilejit::frontend

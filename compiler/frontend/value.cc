@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "compiler/frontend/value.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace tilejit::frontend {
+
+Value Value::Bool(bool v) {
+  Value r;
+  r.kind = ValueKind::kBool;
+  r.b = v;
+  return r;
+}
+
+Value Value::Int(int64_t v) {
+  Value r;
+  r.kind = ValueKind::kInt;
+  r.i = v;
+  return r;
+}
+
+Value Value::Float(double v) {
+  Value r;
+  r.kind = ValueKind::kFloat;
+  r.f = v;
+  return r;
+}
+
+Value Value::Str(std::string v) {
+  Value r;
+  r.kind = ValueKind::kString;
+  r.text = std::move(v);
+  return r;
+}
+
+Value Value::List(std::vector<Value> v) {
+  Value r;
+  r.kind = ValueKind::kList;
+  r.items = std::make_shared<const std::vector<Value>>(std::move(v));
+  return r;
+}
+
+Value Value::Tuple(std::vector<Value> v) {
+  Value r = List(std::move(v));
+  r.kind = ValueKind::kTuple;
+  return r;
+}
+
+Value Value::Dict(std::vector<Value> keys, std::vector<Value> vals) {
+  Value r;
+  r.kind = ValueKind::kDict;
+  r.items = std::make_shared<const std::vector<Value>>(std::move(keys));
+  r.values = std::make_shared<const std::vector<Value>>(std::move(vals));
+  return r;
+}
+
+Value Value::Module(std::string path) {
+  Value r;
+  r.kind = ValueKind::kModule;
+  r.text = std::move(path);
+  return r;
+}
+
+Value Value::Builtin(std::string name) {
+  Value r;
+  r.kind = ValueKind::kBuiltin;
+  r.text = std::move(name);
+  return r;
+}
+
+Value Value::Function(std::shared_ptr<const FunctionValue> f) {
+  Value r;
+  r.kind = ValueKind::kFunction;
+  r.func = std::move(f);
+  return r;
+}
+
+Value Value::DataTypeOf(std::string dtype) {
+  Value r;
+  r.kind = ValueKind::kDataType;
+  r.text = std::move(dtype);
+  return r;
+}
+
+Value Value::OfExpr(ir::Expr e) {
+  Value r;
+  r.kind = ValueKind::kExpr;
+  r.expr = std::move(e);
+  return r;
+}
+
+Value Value::OfBuffer(ir::Buffer b) {
+  Value r;
+  r.kind = ValueKind::kBuffer;
+  r.buffer = std::move(b);
+  return r;
+}
+
+Value Value::OfRegion(ir::Region reg) {
+  Value r;
+  r.kind = ValueKind::kRegion;
+  r.buffer = reg.buffer;
+  r.region = std::move(reg);
+  return r;
+}
+
+Value Value::OfElement(ir::Buffer b, std::vector<ir::Expr> idx, SourceLoc loc) {
+  Value r;
+  r.kind = ValueKind::kElement;
+  r.buffer = std::move(b);
+  r.indices = std::move(idx);
+  r.loc = loc;
+  return r;
+}
+
+bool Value::IsConstant() const {
+  switch (kind) {
+    case ValueKind::kNone:
+    case ValueKind::kBool:
+    case ValueKind::kInt:
+    case ValueKind::kFloat:
+    case ValueKind::kString:
+      return true;
+    case ValueKind::kList:
+    case ValueKind::kTuple:
+      for (const Value& v : *items) {
+        if (!v.IsConstant()) return false;
+      }
+      return true;
+    case ValueKind::kDict:
+      for (size_t n = 0; n < items->size(); ++n) {
+        if (!(*items)[n].IsConstant() || !(*values)[n].IsConstant()) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string TypeName(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::kNone:
+      return "NoneType";
+    case ValueKind::kBool:
+      return "bool";
+    case ValueKind::kInt:
+      return "int";
+    case ValueKind::kFloat:
+      return "float";
+    case ValueKind::kString:
+      return "str";
+    case ValueKind::kList:
+      return "list";
+    case ValueKind::kTuple:
+      return "tuple";
+    case ValueKind::kDict:
+      return "dict";
+    case ValueKind::kModule:
+      return "module";
+    case ValueKind::kBuiltin:
+      return "builtin";
+    case ValueKind::kFunction:
+      return "function";
+    case ValueKind::kDataType:
+      return "DataType";
+    case ValueKind::kExpr:
+      return "runtime value";
+    case ValueKind::kBuffer:
+      return "buffer";
+    case ValueKind::kRegion:
+      return "buffer region";
+    case ValueKind::kElement:
+      return "buffer element";
+  }
+  return "object";
+}
+
+namespace {
+
+// Python's float repr is the shortest round-tripping form; %.17g and trimming is close enough
+// for diagnostics and digests (digests only need to be injective, which %.17g is).
+std::string FloatRepr(double d) {
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  if (std::isnan(d)) return "nan";
+  char buf[64];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof(buf), "%.*g", prec, d);
+    if (std::strtod(buf, nullptr) == d) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string JoinRepr(const std::vector<Value>& items) {
+  std::string out;
+  for (size_t n = 0; n < items.size(); ++n) {
+    if (n > 0) out += ", ";
+    out += Repr(items[n]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Repr(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::kNone:
+      return "None";
+    case ValueKind::kBool:
+      return v.b ? "True" : "False";
+    case ValueKind::kInt:
+      return std::to_string(v.i);
+    case ValueKind::kFloat:
+      return FloatRepr(v.f);
+    case ValueKind::kString:
+      return "'" + v.text + "'";
+    case ValueKind::kList:
+      return "[" + JoinRepr(*v.items) + "]";
+    case ValueKind::kTuple:
+      return v.items->size() == 1 ? "(" + Repr(v.item(0)) + ",)" : "(" + JoinRepr(*v.items) + ")";
+    case ValueKind::kDict: {
+      std::string out = "{";
+      for (size_t n = 0; n < v.items->size(); ++n) {
+        if (n > 0) out += ", ";
+        out += Repr((*v.items)[n]) + ": " + Repr((*v.values)[n]);
+      }
+      return out + "}";
+    }
+    case ValueKind::kModule:
+      return "<module '" + v.text + "'>";
+    case ValueKind::kBuiltin:
+      return "<" + v.text + ">";
+    case ValueKind::kDataType:
+      return "DataType('" + v.text + "')";
+    case ValueKind::kBuffer:
+    case ValueKind::kRegion:
+    case ValueKind::kElement:
+      return "<" + TypeName(v) + " " + (v.buffer ? v.buffer->name : std::string("?")) + ">";
+    default:
+      return "<" + TypeName(v) + ">";
+  }
+}
+
+bool Equals(const Value& a, const Value& b) {
+  if (a.is_numeric() && b.is_numeric()) {
+    if (a.kind == ValueKind::kFloat || b.kind == ValueKind::kFloat) {
+      double x = a.kind == ValueKind::kFloat
+                     ? a.f
+                     : static_cast<double>(a.kind == ValueKind::kInt ? a.i : a.b);
+      double y = b.kind == ValueKind::kFloat
+                     ? b.f
+                     : static_cast<double>(b.kind == ValueKind::kInt ? b.i : b.b);
+      return x == y;
+    }
+    int64_t x = a.kind == ValueKind::kInt ? a.i : a.b;
+    int64_t y = b.kind == ValueKind::kInt ? b.i : b.b;
+    return x == y;
+  }
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case ValueKind::kNone:
+      return true;
+    case ValueKind::kString:
+    case ValueKind::kModule:
+    case ValueKind::kBuiltin:
+    case ValueKind::kDataType:
+      return a.text == b.text;
+    case ValueKind::kList:
+    case ValueKind::kTuple:
+      if (a.size() != b.size()) return false;
+      for (size_t n = 0; n < a.size(); ++n) {
+        if (!Equals(a.item(n), b.item(n))) return false;
+      }
+      return true;
+    case ValueKind::kDict:
+      if (a.size() != b.size()) return false;
+      for (size_t n = 0; n < a.size(); ++n) {
+        if (!Equals(a.item(n), b.item(n)) || !Equals((*a.values)[n], (*b.values)[n])) {
+          return false;
+        }
+      }
+      return true;
+    case ValueKind::kFunction:
+      return a.func == b.func;
+    case ValueKind::kExpr:
+      return a.expr == b.expr;
+    case ValueKind::kBuffer:
+      return a.buffer == b.buffer;
+    default:
+      return false;
+  }
+}
+
+bool Truthy(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::kNone:
+      return false;
+    case ValueKind::kBool:
+      return v.b;
+    case ValueKind::kInt:
+      return v.i != 0;
+    case ValueKind::kFloat:
+      return v.f != 0.0;
+    case ValueKind::kString:
+      return !v.text.empty();
+    case ValueKind::kList:
+    case ValueKind::kTuple:
+    case ValueKind::kDict:
+      return v.size() != 0;
+    default:
+      return true;
+  }
+}
+
+std::string TypedText(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::kList:
+    case ValueKind::kTuple: {
+      std::string out = v.kind == ValueKind::kList ? "list[" : "tuple[";
+      for (const Value& e : *v.items) out += TypedText(e) + ",";
+      return out + "]";
+    }
+    case ValueKind::kDict: {
+      std::string out = "dict{";
+      for (size_t n = 0; n < v.size(); ++n) {
+        out += TypedText(v.item(n)) + ":" + TypedText((*v.values)[n]) + ",";
+      }
+      return out + "}";
+    }
+    case ValueKind::kString:
+      return "str:" + std::to_string(v.text.size()) + ":" + v.text;
+    default:
+      return TypeName(v) + ":" + Repr(v);
+  }
+}
+
+}  // namespace tilejit::frontend

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+// Validation of the metadata schema. The JSON encoding lives in kernel_metadata_json.cc.
+#include "compiler/target/kernel_metadata.h"
+
+#include <array>
+#include <limits>
+#include <set>
+#include <string>
+
+namespace tilejit::target {
+
+namespace {
+
+struct ElementTypeInfo {
+  ElementType type;
+  std::string_view name;
+  int bytes;
+};
+
+// Names match ir::DTypeName exactly; a test keeps the two lists in step.
+constexpr std::array<ElementTypeInfo, 12> kElementTypes = {{
+    {ElementType::kBool, "bool", 1},
+    {ElementType::kInt8, "int8", 1},
+    {ElementType::kInt16, "int16", 2},
+    {ElementType::kInt32, "int32", 4},
+    {ElementType::kInt64, "int64", 8},
+    {ElementType::kUInt8, "uint8", 1},
+    {ElementType::kUInt16, "uint16", 2},
+    {ElementType::kUInt32, "uint32", 4},
+    {ElementType::kUInt64, "uint64", 8},
+    {ElementType::kFloat16, "float16", 2},
+    {ElementType::kBFloat16, "bfloat16", 2},
+    {ElementType::kFloat32, "float32", 4},
+}};
+
+constexpr std::array<std::string_view, 3> kRoleNames = {"input", "output", "workspace"};
+constexpr std::array<std::string_view, 3> kCoreMixNames = {"cube", "vector", "mixed"};
+
+template <typename E, size_t N>
+std::optional<E> ParseByName(const std::array<std::string_view, N>& names, std::string_view s) {
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == s) return static_cast<E>(i);
+  }
+  return std::nullopt;
+}
+
+// Strings are restricted to printable ASCII so that the JSON encoding has exactly one
+// spelling for each (no \u escapes, no UTF-8 normalisation questions).
+Status CheckString(std::string_view what, const std::string& s, bool allow_empty) {
+  if (s.empty() && !allow_empty) return InvalidArgument(std::string(what) + " is empty");
+  if (s.size() > kMaxStringBytes) {
+    return InvalidArgument(std::string(what) + " is longer than " +
+                           std::to_string(kMaxStringBytes) + " bytes");
+  }
+  for (char c : s) {
+    if (c < 0x20 || c > 0x7e) {
+      return InvalidArgument(std::string(what) + " contains a non-printable or non-ASCII byte");
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckParam(const KernelParam& p, size_t index, int64_t block_count) {
+  const std::string where = "param " + std::to_string(index) + " ('" + p.name + "')";
+  TILEJIT_RETURN_IF_ERROR(CheckString("param " + std::to_string(index) + " name", p.name, false));
+  if (p.shape.size() > static_cast<size_t>(kMaxRank)) {
+    return InvalidArgument(where + " has rank " + std::to_string(p.shape.size()) + ", more than " +
+                           std::to_string(kMaxRank));
+  }
+  auto bytes = ParamSizeBytes(p);
+  if (!bytes.ok()) return bytes.status().WithContext(where);
+  if (p.compiler_workspace) {
+    if (p.role != ParamRole::kWorkspace) {
+      return InvalidArgument(where + " is a compiler workspace but its role is " +
+                             std::string(ParamRoleName(p.role)));
+    }
+    if (p.workspace_bytes_per_block <= 0) {
+      return InvalidArgument(where + " is a compiler workspace with no per-block size");
+    }
+    if (p.workspace_bytes_per_block > *bytes / block_count) {
+      return InvalidArgument(where + ": " + std::to_string(block_count) + " blocks of " +
+                             std::to_string(p.workspace_bytes_per_block) +
+                             " bytes do not fit in its " + std::to_string(*bytes) + " bytes");
+    }
+  } else if (p.workspace_bytes_per_block != 0) {
+    return InvalidArgument(where + " has a per-block size but is not a compiler workspace");
+  }
+  return Status::Ok();
+}
+
+// `indices` must be distinct, in range, and name exactly the params with role `role`.
+Status CheckIndexList(std::string_view what, const std::vector<int>& indices,
+                      const std::vector<KernelParam>& params, ParamRole role) {
+  std::set<int> seen;
+  for (int i : indices) {
+    if (i < 0 || static_cast<size_t>(i) >= params.size()) {
+      return InvalidArgument(std::string(what) + " entry " + std::to_string(i) +
+                             " is out of range for " + std::to_string(params.size()) + " params");
+    }
+    if (!seen.insert(i).second) {
+      return InvalidArgument(std::string(what) + " lists param " + std::to_string(i) + " twice");
+    }
+    if (params[i].role != role) {
+      return InvalidArgument(std::string(what) + " entry " + std::to_string(i) +
+                             " refers to param '" + params[i].name + "' whose role is " +
+                             std::string(ParamRoleName(params[i].role)));
+    }
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i].role == role && !seen.count(static_cast<int>(i))) {
+      return InvalidArgument("param " + std::to_string(i) + " ('" + params[i].name +
+                             "') has role " + std::string(ParamRoleName(role)) +
+                             " but is missing from " + std::string(what));
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckCores(const KernelMetadata& m) {
+  const int v = m.vector_cores_per_block;
+  const bool ok = m.core_mix == CoreMix::kCubeOnly ? v == 0 : (v == 1 || v == 2);
+  if (!ok) {
+    return InvalidArgument("core mix " + std::string(CoreMixName(m.core_mix)) + " does not allow " +
+                           std::to_string(v) + " vector cores per block");
+  }
+  return Status::Ok();
+}
+
+Status CheckOnChip(const OnChipUsage& u) {
+  const std::pair<std::string_view, int64_t> fields[] = {
+      {"l1", u.l1}, {"l0a", u.l0a}, {"l0b", u.l0b}, {"l0c", u.l0c}, {"ub", u.ub}};
+  for (const auto& [name, bytes] : fields) {
+    if (bytes < 0) return InvalidArgument("on-chip usage of " + std::string(name) + " is negative");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string_view ElementTypeName(ElementType t) {
+  return kElementTypes[static_cast<size_t>(t)].name;
+}
+
+std::optional<ElementType> ParseElementType(std::string_view name) {
+  for (const auto& info : kElementTypes) {
+    if (info.name == name) return info.type;
+  }
+  return std::nullopt;
+}
+
+int ElementTypeBytes(ElementType t) { return kElementTypes[static_cast<size_t>(t)].bytes; }
+
+std::string_view ParamRoleName(ParamRole r) { return kRoleNames[static_cast<size_t>(r)]; }
+std::optional<ParamRole> ParseParamRole(std::string_view name) {
+  return ParseByName<ParamRole>(kRoleNames, name);
+}
+
+std::string_view CoreMixName(CoreMix m) { return kCoreMixNames[static_cast<size_t>(m)]; }
+std::optional<CoreMix> ParseCoreMix(std::string_view name) {
+  return ParseByName<CoreMix>(kCoreMixNames, name);
+}
+
+Result<int64_t> ParamSizeBytes(const KernelParam& p) {
+  int64_t bytes = ElementTypeBytes(p.dtype);
+  for (size_t d = 0; d < p.shape.size(); ++d) {
+    const int64_t dim = p.shape[d];
+    if (dim < 0) {
+      return InvalidArgument("dim " + std::to_string(d) + " is negative (" + std::to_string(dim) +
+                             ")");
+    }
+    if (dim != 0 && bytes > std::numeric_limits<int64_t>::max() / dim) {
+      return InvalidArgument("tensor size overflows 64 bits");
+    }
+    bytes *= dim;
+  }
+  return bytes;
+}
+
+Status ValidateKernelMetadata(const KernelMetadata& m) {
+  if (m.format_version != kKernelBinaryFormatVersion) {
+    return InvalidArgument("unsupported format version " + std::to_string(m.format_version) +
+                           " (this build handles " + std::to_string(kKernelBinaryFormatVersion) +
+                           ")");
+  }
+  TILEJIT_RETURN_IF_ERROR(CheckString("kernel name", m.kernel_name, false));
+  TILEJIT_RETURN_IF_ERROR(CheckString("target name", m.target, false));
+  TILEJIT_RETURN_IF_ERROR(CheckString("compiler fingerprint", m.compiler_fingerprint, true));
+  TILEJIT_RETURN_IF_ERROR(CheckString("cache key", m.cache_key, true));
+  if (m.block_count < 1 || m.block_count > kMaxBlockCount) {
+    return InvalidArgument("block count " + std::to_string(m.block_count) + " is out of range");
+  }
+  if (m.params.size() > kMaxParams) {
+    return InvalidArgument("more than " + std::to_string(kMaxParams) + " params");
+  }
+  std::set<std::string> names;
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    TILEJIT_RETURN_IF_ERROR(CheckParam(m.params[i], i, m.block_count));
+    if (!names.insert(m.params[i].name).second) {
+      return InvalidArgument("param name '" + m.params[i].name + "' is used twice");
+    }
+  }
+  TILEJIT_RETURN_IF_ERROR(CheckIndexList("out_idx", m.out_idx, m.params, ParamRole::kOutput));
+  TILEJIT_RETURN_IF_ERROR(
+      CheckIndexList("workspace_idx", m.workspace_idx, m.params, ParamRole::kWorkspace));
+  TILEJIT_RETURN_IF_ERROR(CheckCores(m));
+  return CheckOnChip(m.on_chip);
+}
+
+}  // namespace tilejit::target

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kernel metadata schema: everything a runner needs to allocate arguments and launch a
+// compiled kernel, plus the provenance of the binary (compiler fingerprint, cache key,
+// target). It is stored in the `.tilejit.meta` section of a kernel binary (binary.h) as
+// canonical JSON; see docs/binary_format.md for the exact encoding.
+//
+// The schema is deliberately independent of the Tile IR library (compiler/ir): element types
+// and roles are small enums of their own whose names match the IR's canonical spellings
+// (ir::DTypeName), so codegen converts by name and the runner never links the IR.
+//
+// Nothing source-specific lives here (DESIGN.md section 3): parameter names are canonical
+// name hints, never the user's local names.
+//
+// Plain value types and pure functions: thread-compatible, no global state.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "common/status.h"
+
+namespace tilejit::target {
+
+// Version of the whole kernel binary format (ELF layout, metadata schema, line table
+// encoding). Any change to any of them bumps it; readers accept only their own version.
+inline constexpr uint32_t kKernelBinaryFormatVersion = 1;
+
+// Element type of a parameter tensor. The order is not part of the encoding (names are).
+enum class ElementType : uint8_t {
+  kBool,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kFloat16,
+  kBFloat16,
+  kFloat32,
+};
+
+// Canonical names, identical to ir::DTypeName: "bool", "int8", ..., "bfloat16", "float32".
+std::string_view ElementTypeName(ElementType t);
+// Exact canonical names only (no aliases); nullopt if unknown.
+std::optional<ElementType> ParseElementType(std::string_view name);
+// Storage size of one element in bytes (bool is one byte).
+int ElementTypeBytes(ElementType t);
+
+// How the runner treats a parameter (TileLang's allocation convention, DESIGN.md section 5):
+// inputs are passed by the caller; outputs and workspaces are allocated by the runner.
+enum class ParamRole : uint8_t { kInput, kOutput, kWorkspace };
+std::string_view ParamRoleName(ParamRole r);  // "input", "output", "workspace"
+std::optional<ParamRole> ParseParamRole(std::string_view name);
+
+// Which AI cores a block uses.
+enum class CoreMix : uint8_t { kCubeOnly, kVectorOnly, kMixed };
+std::string_view CoreMixName(CoreMix m);  // "cube", "vector", "mixed"
+std::optional<CoreMix> ParseCoreMix(std::string_view name);
+
+// One GM tensor parameter, in ABI (signature) order.
+struct KernelParam {
+  std::string name;            // canonical name hint, e.g. "A" or "p0"; non-empty, unique
+  std::vector<int64_t> shape;  // static extents, each >= 0; rank <= kMaxRank
+  ElementType dtype = ElementType::kFloat32;
+  ParamRole role = ParamRole::kInput;
+  // A workspace added by the compiler rather than declared by the kernel author. Only for
+  // role kWorkspace. Such a workspace is sized per logical block: block b owns bytes
+  // [b * workspace_bytes_per_block, (b + 1) * workspace_bytes_per_block) of the tensor, so
+  // block_count * workspace_bytes_per_block must fit in the tensor's bytes.
+  bool compiler_workspace = false;
+  int64_t workspace_bytes_per_block = 0;  // > 0 iff compiler_workspace
+
+  bool operator==(const KernelParam&) const = default;
+};
+
+// On-chip memory the kernel uses, in bytes per core instance (the highest address in use).
+struct OnChipUsage {
+  int64_t l1 = 0;
+  int64_t l0a = 0;
+  int64_t l0b = 0;
+  int64_t l0c = 0;
+  int64_t ub = 0;
+
+  bool operator==(const OnChipUsage&) const = default;
+};
+
+struct KernelMetadata {
+  uint32_t format_version = kKernelBinaryFormatVersion;
+  std::string kernel_name;           // the prim_func's name hint; non-empty
+  std::string target;                // target description name, e.g. "ascend910b2"; non-empty
+  std::string compiler_fingerprint;  // may be empty (e.g. in tests)
+  std::string cache_key;             // may be empty (e.g. a binary built outside the cache)
+  std::vector<KernelParam> params;   // ABI order
+  // Normalised indices into `params`: non-negative, distinct, in the caller's order.
+  // out_idx lists exactly the kOutput params; workspace_idx exactly the kWorkspace params
+  // (declared and compiler-made).
+  std::vector<int> out_idx;
+  std::vector<int> workspace_idx;
+  int64_t block_count = 1;  // logical blocks (the grid); 1 <= block_count <= kMaxBlockCount
+  CoreMix core_mix = CoreMix::kMixed;
+  // AIV sub-cores used per block: 0 for kCubeOnly; 1 or 2 otherwise (the cube:vector ratio
+  // 1:1 or 1:2 for kMixed, threads=1 or 2 for kVectorOnly).
+  int vector_cores_per_block = 2;
+  OnChipUsage on_chip;
+
+  bool operator==(const KernelMetadata&) const = default;
+};
+
+// Limits the validator enforces (generous; they bound memory use on hostile input).
+inline constexpr int kMaxRank = 16;
+inline constexpr size_t kMaxParams = 4096;
+inline constexpr size_t kMaxStringBytes = 4096;
+inline constexpr int64_t kMaxBlockCount = int64_t{1} << 31;
+
+// Number of bytes of a parameter tensor, or kInvalidArgument if a dim is negative or the
+// size overflows int64.
+Result<int64_t> ParamSizeBytes(const KernelParam& p);
+
+// Checks every rule stated above. Strings must be printable ASCII (0x20-0x7e).
+// Returns kInvalidArgument naming the first violated rule.
+Status ValidateKernelMetadata(const KernelMetadata& m);
+
+// Canonical JSON text of `m` (sorted keys, no whitespace): deterministic, byte-identical for
+// equal metadata. Validates first; kInvalidArgument if `m` is invalid.
+Result<std::string> SerializeKernelMetadata(const KernelMetadata& m);
+
+// Parses and validates metadata text. Rejects (kCorruption) anything that is not exactly the
+// canonical serialisation of valid metadata: malformed JSON, nesting deeper than the schema,
+// missing, unknown or mistyped fields, out-of-range numbers, duplicate keys, whitespace.
+// A format_version other than kKernelBinaryFormatVersion is kInvalidArgument.
+Result<KernelMetadata> ParseKernelMetadata(std::string_view text);
+
+}  // namespace tilejit::target

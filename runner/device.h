@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// Device: the runner's view of an NPU (DESIGN.md section 5). A device owns a global memory
+// (GM) in which tensors are allocated, holds loaded kernels, and launches them with arguments,
+// returning a LaunchReport. The simulated 910B-class NPU (sim/sim_device.h) is the one
+// implementation here; the interface leaves room for real hardware.
+//
+// Kernels are loaded either from a kernel binary (LoadBinary: the ELF of
+// compiler/target/binary.h, validated and decoded) or from an already decoded KernelImage
+// (LoadImage: tests, tools and the assembler path).
+//
+// Threading: a Device is thread-compatible (one caller at a time); a launch may use several
+// host threads internally.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "common/status.h"
+#include "compiler/target/isa.h"
+#include "compiler/target/kernel_metadata.h"
+
+namespace tilejit::runner {
+
+// A GM tensor: device address plus logical description. Plain value; the device owns the
+// memory until Free.
+struct Tensor {
+  uint64_t addr = 0;
+  target::ElementType dtype = target::ElementType::kFloat32;
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;
+  std::string name;
+};
+
+// A decoded kernel: metadata plus the instruction streams and line tables of both core types
+// (line_table[i] = IR statement id of instruction i, target::kNoStmt if none; may be empty).
+struct KernelImage {
+  target::KernelMetadata metadata;
+  std::vector<target::Instr> aic;
+  std::vector<target::Instr> aiv;
+  std::vector<uint32_t> aic_lines;
+  std::vector<uint32_t> aiv_lines;
+};
+
+enum class CheckMode : uint8_t {
+  kFast,       // functional + timing only
+  kChecked,    // + race detector, flag misuse, poison, bounds/alignment, budget (default)
+  kPerturbed,  // checked, and data effects land at completion with randomised latencies
+};
+
+struct LaunchOptions {
+  CheckMode mode = CheckMode::kChecked;
+  uint64_t seed = 1;                   // perturbed mode only
+  int host_threads = 0;                // 0: hardware concurrency (at most 8)
+  uint64_t instr_budget = 50'000'000;  // per core of a block; exceeding it is a finding
+  bool trace = false;                  // collect a Chrome trace and a per-line cycle table
+  int max_findings = 64;
+};
+
+enum class FindingKind : uint8_t {
+  kRace,
+  kFlagMisuse,   // double set, flag armed at block end, cross-flag overflow, bad pair
+  kUninitRead,   // read of never-written bytes
+  kOutOfBounds,  // outside a GM allocation or an on-chip memory
+  kMisaligned,
+  kIllegalPath,  // instruction or pipe not available on the core, illegal data path
+  kDeadlock,
+  kBudget,  // instruction budget exhausted
+  kFault,   // bad operand value, division by zero, unsupported instruction
+};
+std::string_view FindingKindName(FindingKind kind);
+
+// One problem found by the device. `message` is a complete human-readable report naming the
+// instruction(s) (disassembly), pipes, cores, block and line-table entries.
+struct Finding {
+  FindingKind kind = FindingKind::kFault;
+  int64_t block = 0;
+  std::string message;
+};
+
+// Busy cycles of one pipe of one core of a block.
+struct PipeBusy {
+  std::string core;  // "aic", "aiv0", "aiv1"
+  target::Pipe pipe = target::Pipe::kS;
+  uint64_t busy_cycles = 0;  // summed occupancy
+};
+
+struct BlockReport {
+  int64_t block = 0;
+  uint64_t span_cycles = 0;      // first start to last completion of the block
+  uint64_t roofline_cycles = 0;  // largest summed occupancy over the block's pipes
+  std::vector<PipeBusy> pipes;
+  uint64_t instructions = 0;
+};
+
+struct LaunchReport {
+  Status status;                        // OK iff no finding (and no internal error)
+  uint64_t kernel_cycles = 0;           // waves of blocks, each wave as long as its longest block
+  uint64_t launch_overhead_cycles = 0;  // reported separately, not in kernel_cycles
+  int64_t waves = 0;
+  std::vector<BlockReport> blocks;
+  std::vector<Finding> findings;
+  uint64_t findings_suppressed = 0;
+  std::string trace_json;  // Chrome trace (only with LaunchOptions::trace)
+  // Per line-table entry: (IR statement id, summed occupancy cycles, instruction count).
+  struct LineCycles {
+    uint32_t stmt = 0;
+    uint64_t cycles = 0;
+    uint64_t count = 0;
+  };
+  std::vector<LineCycles> line_cycles;  // only with LaunchOptions::trace
+};
+
+using KernelId = int;
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  // Allocates a tensor in GM. `initialized` false marks its bytes never-written (outputs,
+  // workspaces); the bytes are zero either way.
+  virtual Result<Tensor> Allocate(target::ElementType dtype, std::vector<int64_t> shape,
+                                  std::string name, bool initialized) = 0;
+  virtual Status Free(const Tensor& t) = 0;
+  virtual Status CopyToDevice(const Tensor& t, std::span<const uint8_t> bytes) = 0;
+  virtual Status CopyFromDevice(const Tensor& t, std::span<uint8_t> bytes) = 0;
+
+  virtual Result<KernelId> LoadImage(KernelImage image) = 0;
+  virtual Result<KernelId> LoadBinary(std::span<const uint8_t> bytes) = 0;
+  virtual const KernelImage* GetKernel(KernelId id) const = 0;
+
+  // Launches with argument slots (read by ld_arg): by convention slot i is the GM address of
+  // parameter i in metadata order; further slots may carry scalars. A device error (bad
+  // kernel id, an internal failure) is a non-OK Result; problems of the kernel itself are
+  // findings in an OK Result whose report.status is not OK.
+  virtual Result<LaunchReport> Launch(KernelId id, std::span<const uint64_t> args,
+                                      const LaunchOptions& options) = 0;
+};
+
+}  // namespace tilejit::runner

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal to the simulator: the state machine behind RunBlock (block.h), split over
+// block.cc (scheduling loop, scalar units, end-of-block checks), block_pipe.cc (pipe actions,
+// synchronisation, data effects) and block_report.cc (naming instructions in findings).
+#pragma once
+
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runner/sim/block.h"
+
+namespace tilejit::runner::sim::internal {
+
+class BlockRunner {
+ public:
+  BlockRunner(const LaunchContext& ctx, int64_t block);
+  ~BlockRunner();
+  BlockRunner(const BlockRunner&) = delete;
+  BlockRunner& operator=(const BlockRunner&) = delete;
+  BlockResult Run();
+
+ private:
+  friend class CoreMemView;
+  static constexpr uint64_t kNever = ~uint64_t{0};
+
+  // Scheduling (block.cc).
+  void SetUpCores();
+  uint64_t ScalarReadyTime(CoreState& c);
+  uint64_t PipeReadyTime(CoreState& c, int pipe);
+  bool Drained(const CoreState& c) const;
+  uint64_t DrainTime(const CoreState& c) const;
+  void ScalarStep(CoreState& c);
+  bool ExecScalarAlu(CoreState& c, const target::Instr& in);
+  void ExecScalarMemory(CoreState& c, const target::Instr& in);
+  void Dispatch(CoreState& c, const target::Instr& in);
+  void ReportDeadlock();
+  void CheckBlockEnd();
+
+  // Pipes and synchronisation (block_pipe.cc).
+  void PipeStep(CoreState& c, int pipe, uint64_t t);
+  void ExecPipeInstr(CoreState& c, int pipe, const Queued& q, uint64_t t);
+  void SetEvent(CoreState& c, target::Pipe src, target::Pipe dst, int id, uint64_t time, int pc);
+  bool EventReady(CoreState& c, target::Pipe src, target::Pipe dst, int id, uint64_t* time);
+  void TakeEvent(CoreState& c, target::Pipe src, target::Pipe dst, int id, target::Pipe waiter,
+                 uint64_t t, int pc);
+  void CrossSet(CoreState& c, const target::Instr& in, uint64_t fire, int pc);
+  bool CrossReady(CoreState& c, int id, uint64_t* time);
+  void CrossTake(CoreState& c, int id, target::Pipe waiter, uint64_t t, int pc);
+  bool CheckSpans(CoreState& c, const Queued& q, const std::vector<Span>& spans);
+  void RecordGmTouch(int core, int pc, const Span& s);
+  void ApplyNow(CoreState& c, const Queued& q, const std::vector<Span>& spans);
+  void ApplyPendingUpTo(uint64_t t);
+  void Trace(const CoreState& c, target::Pipe pipe, uint64_t start, uint64_t end, int pc,
+             int64_t flow = -1, bool flow_out = false);
+
+  // Findings (block_report.cc).
+  std::string Describe(int core, int pc, target::Pipe pipe) const;
+  std::string CoreName(int core) const;
+  void Add(FindingKind kind, std::string message);
+  void Fault(const CoreState& c, int pc, target::Pipe pipe, const std::string& what,
+             FindingKind kind = FindingKind::kFault);
+  void ReportRaces();
+
+  const LaunchContext& ctx_;
+  const target::NpuTarget& t_;
+  int64_t block_;
+  bool checked_;
+  bool perturbed_;
+  bool aborted_ = false;
+  std::array<CoreState, kMaxCores> cores_;
+  RaceDetector races_;
+  BlockResult result_;
+  std::mt19937_64 rng_;
+  int64_t next_flow_ = 0;
+  uint64_t seq_ = 0;
+  struct Pending {
+    uint64_t time;
+    uint64_t seq;
+    int core;
+    Queued q;
+    std::vector<Span> spans;
+    bool operator>(const Pending& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+  };
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
+  std::vector<Span> scratch_spans_;
+};
+
+}  // namespace tilejit::runner::sim::internal

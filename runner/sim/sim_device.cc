@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: Apache-2.0
+// Launch = validate, run every block (a pool of host threads takes block indices from an
+// atomic counter; each block's result lands in its own slot, so the report does not depend on
+// the thread count or interleaving), then assemble the report in block order: waves of
+// `group count` blocks, each as long as its slowest block.
+#include "runner/sim/sim_device.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+#include "compiler/target/binary.h"
+#include "runner/sim/block.h"
+#include "runner/sim/inter_block.h"
+#include "runner/sim/trace.h"
+
+namespace tilejit::runner::sim {
+namespace {
+
+using target::CoreType;
+
+Status ValidateCode(const std::vector<target::Instr>& code, CoreType core,
+                    const target::NpuTarget& t) {
+  for (size_t i = 0; i < code.size(); ++i) {
+    Status s = target::Validate(code[i]);
+    if (s.ok()) s = target::ValidateForCore(code[i], core, t);
+    if (!s.ok()) {
+      return InvalidArgument(std::string(target::CoreTypeName(core)) + " instruction " +
+                             std::to_string(i) + ": " + s.message());
+    }
+    if (code[i].op == target::Opcode::kJmp || code[i].op == target::Opcode::kBz ||
+        code[i].op == target::Opcode::kBnz) {
+      const int64_t dest = static_cast<int64_t>(i) + code[i].off;
+      if (dest < 0 || dest >= static_cast<int64_t>(code.size())) {
+        return InvalidArgument(std::string(target::CoreTypeName(core)) + " instruction " +
+                               std::to_string(i) + ": branch target outside the program");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status ValidateImage(const KernelImage& k, const target::NpuTarget& t) {
+  const target::KernelMetadata& m = k.metadata;
+  if (m.block_count < 1) return InvalidArgument("block_count must be at least 1");
+  const bool uses_aic = m.core_mix != target::CoreMix::kVectorOnly;
+  const bool uses_aiv = m.core_mix != target::CoreMix::kCubeOnly;
+  if (uses_aiv && (m.vector_cores_per_block < 1 || m.vector_cores_per_block > 2)) {
+    return InvalidArgument("vector_cores_per_block must be 1 or 2");
+  }
+  if (uses_aic && k.aic.empty())
+    return InvalidArgument("the core mix uses the AIC but it has no code");
+  if (uses_aiv && k.aiv.empty())
+    return InvalidArgument("the core mix uses the AIV but it has no code");
+  TILEJIT_RETURN_IF_ERROR(ValidateCode(k.aic, CoreType::kAic, t));
+  TILEJIT_RETURN_IF_ERROR(ValidateCode(k.aiv, CoreType::kAiv, t));
+  return Status::Ok();
+}
+
+Result<std::vector<target::Instr>> DecodeCode(const std::vector<uint8_t>& bytes) {
+  std::vector<uint64_t> words(bytes.size() / 8);
+  for (size_t i = 0; i < words.size(); ++i) {
+    uint64_t w = 0;
+    for (int b = 7; b >= 0; --b) w = (w << 8) | bytes[i * 8 + b];
+    words[i] = w;
+  }
+  return target::DecodeProgram(words);
+}
+
+int DefaultThreads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp(hw == 0 ? 1u : hw, 1u, 8u));
+}
+
+}  // namespace
+
+SimDevice::SimDevice(const target::NpuTarget& target) : target_(target) {}
+
+Result<Tensor> SimDevice::Allocate(target::ElementType dtype, std::vector<int64_t> shape,
+                                   std::string name, bool initialized) {
+  target::KernelParam p;
+  p.name = name.empty() ? "tensor" : name;
+  p.shape = shape;
+  p.dtype = dtype;
+  TILEJIT_ASSIGN_OR_RETURN(int64_t bytes, target::ParamSizeBytes(p));
+  TILEJIT_ASSIGN_OR_RETURN(uint64_t addr, gm_.Allocate(bytes, p.name, initialized));
+  return Tensor{addr, dtype, std::move(shape), static_cast<uint64_t>(bytes), std::move(p.name)};
+}
+
+Status SimDevice::Free(const Tensor& t) { return gm_.Free(t.addr); }
+
+Status SimDevice::CopyToDevice(const Tensor& t, std::span<const uint8_t> bytes) {
+  if (bytes.size() != t.bytes) return InvalidArgument("CopyToDevice: size mismatch");
+  return gm_.Write(t.addr, bytes.data(), bytes.size());
+}
+
+Status SimDevice::CopyFromDevice(const Tensor& t, std::span<uint8_t> bytes) {
+  if (bytes.size() != t.bytes) return InvalidArgument("CopyFromDevice: size mismatch");
+  return gm_.Read(t.addr, bytes.data(), bytes.size());
+}
+
+Result<KernelId> SimDevice::LoadImage(KernelImage image) {
+  TILEJIT_RETURN_IF_ERROR(ValidateImage(image, target_));
+  kernels_.push_back(std::make_unique<KernelImage>(std::move(image)));
+  return static_cast<KernelId>(kernels_.size() - 1);
+}
+
+Result<KernelId> SimDevice::LoadBinary(std::span<const uint8_t> bytes) {
+  TILEJIT_ASSIGN_OR_RETURN(target::KernelBinary bin, target::ReadKernelBinary(bytes));
+  KernelImage image;
+  image.metadata = std::move(bin.metadata);
+  TILEJIT_ASSIGN_OR_RETURN(image.aic, DecodeCode(bin.aic.code));
+  TILEJIT_ASSIGN_OR_RETURN(image.aiv, DecodeCode(bin.aiv.code));
+  image.aic_lines = std::move(bin.aic.line_table);
+  image.aiv_lines = std::move(bin.aiv.line_table);
+  if (image.aic_lines.size() != image.aic.size() || image.aiv_lines.size() != image.aiv.size()) {
+    return Corruption("line table sizes do not match the decoded instruction counts");
+  }
+  return LoadImage(std::move(image));
+}
+
+const KernelImage* SimDevice::GetKernel(KernelId id) const {
+  if (id < 0 || id >= static_cast<KernelId>(kernels_.size())) return nullptr;
+  return kernels_[id].get();
+}
+
+Result<LaunchReport> SimDevice::Launch(KernelId id, std::span<const uint64_t> args,
+                                       const LaunchOptions& options) {
+  const KernelImage* image = GetKernel(id);
+  if (image == nullptr) return NotFound("no kernel with id " + std::to_string(id));
+  LaunchContext ctx{image, &target_, &gm_, {args.begin(), args.end()}, options};
+  const int64_t n = image->metadata.block_count;
+  std::vector<BlockResult> results(n);
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> internal_error{false};
+  std::string internal_message;
+  std::mutex mu;
+  auto worker = [&] {
+    for (int64_t b = next++; b < n; b = next++) {
+      try {
+        results[b] = RunBlock(ctx, b);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(mu);
+        internal_error = true;
+        internal_message = e.what();
+      }
+    }
+  };
+  const int threads = static_cast<int>(
+      std::min<int64_t>(n, options.host_threads > 0 ? options.host_threads : DefaultThreads()));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  if (internal_error) return Internal("simulator: " + internal_message);
+
+  LaunchReport report;
+  const target::KernelMetadata& m = image->metadata;
+  int64_t per_wave = target_.num_groups.value;
+  if (m.core_mix == target::CoreMix::kVectorOnly) {
+    per_wave = target_.num_groups.value * target_.aiv_per_group.value / m.vector_cores_per_block;
+  }
+  report.waves = (n + per_wave - 1) / per_wave;
+  for (int64_t w = 0; w < report.waves; ++w) {
+    uint64_t longest = 0;
+    for (int64_t b = w * per_wave; b < std::min(n, (w + 1) * per_wave); ++b) {
+      longest = std::max(longest, results[b].report.span_cycles);
+    }
+    report.kernel_cycles += longest;
+  }
+  report.launch_overhead_cycles = static_cast<uint64_t>(target_.kernel_launch_overhead_us.value *
+                                                        target_.aic_clock_hz.value / 1e6);
+  for (BlockResult& r : results) {
+    for (Finding& f : r.findings) {
+      if (static_cast<int>(report.findings.size()) < options.max_findings) {
+        report.findings.push_back(std::move(f));
+      } else {
+        ++report.findings_suppressed;
+      }
+    }
+    report.findings_suppressed += r.suppressed;
+  }
+  if (options.mode != CheckMode::kFast) {
+    CheckInterBlockRaces(*image, gm_, results, options.max_findings, &report.findings,
+                         &report.findings_suppressed);
+  }
+  if (options.trace) {
+    report.trace_json = ChromeTraceJson(*image, results, target_.aic_clock_hz.value);
+    report.line_cycles = LineCycleTable(*image, results);
+  }
+  for (BlockResult& r : results) report.blocks.push_back(std::move(r.report));
+  if (!report.findings.empty()) {
+    report.status = Status(StatusCode::kInvalidArgument,
+                           std::to_string(report.findings.size() + report.findings_suppressed) +
+                               " finding(s); first: " + report.findings.front().message);
+  }
+  return report;
+}
+
+}  // namespace tilejit::runner::sim

@@ -1,0 +1,14 @@
+# args: 1, 2, 3, 4
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+# expected-error@+1:1: kernel() takes 3 positional arguments but 4 were given
+def kernel(M=64, N=64, dtype="float"):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
+        with T.Kernel(2, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((M, N), dtype)
+            T.copy(A, a)
+    return main

@@ -1,0 +1,14 @@
+# kwargs: block=4
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+# expected-error@+1:1: kernel() got an unexpected keyword argument 'block'
+def kernel(M=64, N=64, dtype="float"):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
+        with T.Kernel(2, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((M, N), dtype)
+            T.copy(A, a)
+    return main

@@ -1,0 +1,13 @@
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+def kernel(M=64, N=64, dtype="float"):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
+        # expected-error@+1:42: T.Kernel(n, is_npu=True) binds (cid, vid)
+        with T.Kernel(2, is_npu=True) as cid:
+            a = T.alloc_ub((M, N), dtype)
+            T.copy(A, a)
+    return main

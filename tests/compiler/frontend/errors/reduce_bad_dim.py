@@ -1,0 +1,14 @@
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+def kernel(M=64, N=64, dtype="float"):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
+        with T.Kernel(2, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((M, N), dtype)
+            x = T.alloc_ub((64,), dtype)
+            # expected-error@+1:32: dim must be an int in -2..1, not 2
+            T.reduce_max(a, x, dim=2)
+    return main

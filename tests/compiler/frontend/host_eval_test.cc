@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: Apache-2.0
+// The host evaluator: Python semantics of constants and operators, module-level laziness,
+// imports, helpers and the decorator, checked by evaluating small modules.
+#include "compiler/frontend/host_eval.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compiler/frontend/parser.h"
+#include "tests/compiler/frontend/frontend_test_util.h"
+
+namespace tilejit::frontend {
+namespace {
+
+// Evaluates module-level name `name` of `source`; diagnostics into *diags.
+std::optional<Value> EvalName(const std::string& source, const std::string& name,
+                              std::string* diags = nullptr) {
+  SourceManager sources;
+  DiagnosticEngine diag(&sources);
+  uint32_t file = sources.AddFile("m.py", source);
+  auto module = ParseModule(sources, file);
+  if (!module.ok()) return std::nullopt;
+  ModuleEnv env(&*module, &sources);
+  Evaluator ev(&env, &diag);
+  auto v = ev.LookupName(name, SourceLoc{file, 1, 1}, nullptr);
+  if (diags != nullptr) *diags = diag.RenderAll();
+  return v;
+}
+
+std::optional<Value> EvalExpr(const std::string& expr, std::string* diags = nullptr) {
+  return EvalName("import tilelang\nimport tilelang.language as T\nX = " + expr + "\n", "X", diags);
+}
+
+std::string ReprOf(const std::string& expr) {
+  std::string diags;
+  auto v = EvalExpr(expr, &diags);
+  return v ? Repr(*v) : "error: " + diags;
+}
+
+TEST(HostEval, IntegerDivisionAndModuloFollowPythonSigns) {
+  EXPECT_EQ(ReprOf("7 // 2"), "3");
+  EXPECT_EQ(ReprOf("-7 // 2"), "-4");
+  EXPECT_EQ(ReprOf("7 // -2"), "-4");
+  EXPECT_EQ(ReprOf("-7 % 3"), "2");
+  EXPECT_EQ(ReprOf("7 % -3"), "-2");
+  EXPECT_EQ(ReprOf("-7.5 // 2"), "-4.0");
+  EXPECT_EQ(ReprOf("-7.5 % 2"), "0.5");
+  EXPECT_EQ(ReprOf("64.0 // 2"), "32.0");
+}
+
+TEST(HostEval, TrueDivisionGivesFloat) {
+  EXPECT_EQ(ReprOf("6 / 3"), "2.0");
+  EXPECT_EQ(ReprOf("1 / 4"), "0.25");
+  EXPECT_EQ(TypeName(*EvalExpr("128 / 2")), "float");
+}
+
+TEST(HostEval, PowerHasIntOrFloatResults) {
+  EXPECT_EQ(ReprOf("2 ** 30"), "1073741824");
+  EXPECT_EQ(ReprOf("2 ** -1"), "0.5");
+  EXPECT_EQ(ReprOf("2.0 ** 3"), "8.0");
+  EXPECT_EQ(ReprOf("-(2 ** 30)"), "-1073741824");
+  EXPECT_EQ(ReprOf("(1.0 / 64) ** 0.5"), "0.125");
+}
+
+TEST(HostEval, ReportsIntegerOverflowAndDivisionByZero) {
+  std::string d;
+  EXPECT_FALSE(EvalExpr("2 ** 64", &d));
+  EXPECT_NE(d.find("integer overflow"), std::string::npos) << d;
+  EXPECT_FALSE(EvalExpr("1 // 0", &d));
+  EXPECT_NE(d.find("division or modulo by zero"), std::string::npos) << d;
+  EXPECT_FALSE(EvalExpr("1.0 / 0", &d));
+  EXPECT_NE(d.find("division by zero"), std::string::npos) << d;
+}
+
+TEST(HostEval, BoolOpsShortCircuitAndReturnOperands) {
+  EXPECT_EQ(ReprOf("0 or 5"), "5");
+  EXPECT_EQ(ReprOf("3 and 'x'"), "'x'");
+  EXPECT_EQ(ReprOf("[] and undefined_name"), "[]");
+  EXPECT_EQ(ReprOf("1 or undefined_name"), "1");
+  EXPECT_EQ(ReprOf("not 0"), "True");
+}
+
+TEST(HostEval, ComparisonsChainAndConditionalExpressions) {
+  EXPECT_EQ(ReprOf("1 < 2 < 3"), "True");
+  EXPECT_EQ(ReprOf("1 < 3 < 2"), "False");
+  EXPECT_EQ(ReprOf("1 == 1.0"), "True");
+  EXPECT_EQ(ReprOf("'a' in ['a', 'b']"), "True");
+  EXPECT_EQ(ReprOf("None is None"), "True");
+  EXPECT_EQ(ReprOf("'y' if 2 > 1 else 'n'"), "'y'");
+  EXPECT_EQ(ReprOf("-3 if False else -4"), "-4");
+}
+
+TEST(HostEval, ContainersAndSubscripts) {
+  EXPECT_EQ(ReprOf("[1, 2] + [3]"), "[1, 2, 3]");
+  EXPECT_EQ(ReprOf("(1,)"), "(1,)");
+  EXPECT_EQ(ReprOf("{'a': 1, 'b': 2}['b']"), "2");
+  EXPECT_EQ(ReprOf("[4, 5, 6][-1]"), "6");
+  EXPECT_EQ(ReprOf("len((1, 2, 3))"), "3");
+  EXPECT_EQ(ReprOf("{'a': 1, 'a': 2}"), "{'a': 2}");
+}
+
+TEST(HostEval, TileLangHelpersOnConstants) {
+  EXPECT_EQ(ReprOf("T.ceildiv(1000, 128)"), "8");
+  EXPECT_EQ(ReprOf("T.max(3, 9)"), "9");
+  EXPECT_EQ(ReprOf("T.min(3, 9)"), "3");
+  EXPECT_EQ(ReprOf("tilelang.cdiv(7, 2)"), "4");
+  EXPECT_EQ(ReprOf("T.if_then_else(True, 1, 2)"), "1");
+  EXPECT_EQ(ReprOf("-T.infinity('float32')"), "-inf");
+}
+
+TEST(HostEval, DataTypeBitsAndPassConfigKeys) {
+  EXPECT_EQ(EvalName("from tvm import DataType\nX = DataType('float16').bits\n", "X")->i, 16);
+  EXPECT_EQ(ReprOf("64 * 128 * DataType('float').bits // 8"), "32768");
+  EXPECT_EQ(ReprOf("tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC"), "'tl.ascend_auto_sync'");
+  EXPECT_EQ(ReprOf("tilelang.PassConfigKey.TL_ASCEND_AUTO_CV_SYNC"),
+            "'tl.ascend_auto_cross_core_sync'");
+  std::string d;
+  EXPECT_FALSE(EvalExpr("tilelang.PassConfigKey.NOPE", &d));
+  EXPECT_NE(d.find("unknown pass config key"), std::string::npos) << d;
+}
+
+TEST(HostEval, ModuleLevelNamesAreLazyAndTakeTheLastBinding) {
+  // The unsupported class is never needed, so it is never reported.
+  std::string src =
+      "class Foo:\n    x = [i for i in range(3)]\n"
+      "B, S = 1, 128\nS = S * 2\nY = B + S\n";
+  std::string d;
+  auto v = EvalName(src, "Y", &d);
+  ASSERT_TRUE(v) << d;
+  EXPECT_EQ(v->i, 257);
+  EXPECT_TRUE(d.empty()) << d;
+}
+
+TEST(HostEval, UsingAnUnsupportedStatementIsReportedWhereItIs) {
+  std::string d;
+  EXPECT_FALSE(EvalName("class Foo:\n    pass\nY = Foo\n", "Y", &d));
+  EXPECT_NE(d.find("m.py:1:"), std::string::npos) << d;
+}
+
+TEST(HostEval, ImportAliasesResolveToTheSameNames) {
+  std::string src =
+      "import tilelang as tl\nfrom tilelang import language as L\nimport tilelang.language as T\n"
+      "A = tl.language.ceildiv(9, 4)\nB = L.ceildiv(9, 4)\nC = T.ceildiv(9, 4)\n";
+  EXPECT_EQ(EvalName(src, "A")->i, 3);
+  EXPECT_EQ(EvalName(src, "B")->i, 3);
+  EXPECT_EQ(EvalName(src, "C")->i, 3);
+}
+
+TEST(HostEval, NestedHelpersReturnValuesAndTuples) {
+  std::string src =
+      "def split(n, parts=2):\n"
+      "    def half(x):\n        return x // parts\n"
+      "    return half(n), n % parts\n"
+      "A, B = split(9)\nC = split(10, parts=3)\n";
+  EXPECT_EQ(EvalName(src, "A")->i, 4);
+  EXPECT_EQ(EvalName(src, "B")->i, 1);
+  EXPECT_EQ(Repr(*EvalName(src, "C")), "(3, 1)");
+}
+
+TEST(HostEval, HelperArityErrorsAreDiagnostics) {
+  std::string d;
+  EXPECT_FALSE(EvalName("def f(a):\n    return a\nX = f(1, 2)\n", "X", &d));
+  EXPECT_NE(d.find("takes 1 positional argument but 2 were given"), std::string::npos) << d;
+  EXPECT_FALSE(EvalName("def f(a):\n    return a\nX = f(b=1)\n", "X", &d));
+  EXPECT_NE(d.find("unexpected keyword argument 'b'"), std::string::npos) << d;
+}
+
+TEST(HostEval, RecursionIsBounded) {
+  std::string d;
+  EXPECT_FALSE(EvalName("def f(n):\n    return f(n + 1)\nX = f(0)\n", "X", &d));
+  EXPECT_NE(d.find("call depth"), std::string::npos) << d;
+}
+
+TEST(HostEval, SymbolicShapesAreNotSupportedYet) {
+  std::string d;
+  EXPECT_FALSE(EvalExpr("T.symbolic('M')", &d));
+  EXPECT_NE(d.find("T.symbolic (dynamic shapes) is not supported yet"), std::string::npos) << d;
+}
+
+TEST(HostEval, UnknownTileLangNamesAreReported) {
+  std::string d;
+  EXPECT_FALSE(EvalExpr("T.no_such_thing", &d));
+  EXPECT_NE(d.find("unknown name 'T.no_such_thing'"), std::string::npos) << d;
+}
+
+TEST(HostEval, ParsesImportForms) {
+  std::vector<std::pair<std::string, std::string>> b;
+  ASSERT_TRUE(ParseImportText("import tilelang.language as T", &b));
+  EXPECT_EQ(b[0], std::make_pair(std::string("T"), std::string("tilelang.language")));
+  b.clear();
+  ASSERT_TRUE(ParseImportText("from tilelang import language as T, jit", &b));
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[1].second, "tilelang.jit");
+  b.clear();
+  ASSERT_TRUE(ParseImportText("import numpy", &b));
+  EXPECT_EQ(b[0].first, "numpy");
+}
+
+}  // namespace
+}  // namespace tilejit::frontend

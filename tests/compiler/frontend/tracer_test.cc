@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0
+// The tracer: prim_func bodies -> Tile IR, checked on the canonical text of small kernels.
+#include "compiler/frontend/tracer.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/ir/printer.h"
+#include "tests/compiler/frontend/frontend_test_util.h"
+
+namespace tilejit::frontend {
+namespace {
+
+// A vector kernel over A, B: float[M, N] with `body` (lines at kernel-body indentation).
+std::string VecKernel(const std::string& body, const std::string& extra_defs = "") {
+  std::string src =
+      "import tilelang\nimport tilelang.language as T\n\n"
+      "@tilelang.jit(out_idx=[-1])\n"
+      "def kernel(M=64, N=64):\n" +
+      extra_defs +
+      "    @T.prim_func\n"
+      "    def main(A: T.Tensor((M, N), \"float\"), B: T.Tensor((M, N), \"float\")):\n"
+      "        with T.Kernel(2, is_npu=True) as (cid, vid):\n"
+      "            a = T.alloc_ub((M, N), \"float\")\n"
+      "            r = T.alloc_ub((M,), \"float\")\n"
+      "            c = T.alloc_ub((1, N), \"float\")\n";
+  std::string indented;
+  size_t start = 0;
+  while (start < body.size()) {
+    size_t nl = body.find('\n', start);
+    if (nl == std::string::npos) nl = body.size();
+    indented += "            " + body.substr(start, nl - start) + "\n";
+    start = nl + 1;
+  }
+  return src + indented + "    return main\n";
+}
+
+std::string Trace(const std::string& src, std::string* diags = nullptr,
+                  std::vector<Value> args = {}) {
+  auto r = fetest::RunRequest(fetest::SourceRequest(src, "kernel", std::move(args)), diags);
+  return r.ok() ? r->ir_text : "";
+}
+
+std::string TraceError(const std::string& src) {
+  std::string d;
+  EXPECT_EQ(Trace(src, &d), "");
+  return d;
+}
+
+TEST(Tracer, RuntimeAssignmentsAreLetsAndReassignmentShadows) {
+  std::string ir = Trace(VecKernel("x = cid * 2\nx = x + 1\nT.copy(A[x, 0], a[0:1, :])"));
+  EXPECT_NE(ir.find("let %v0 = %cid * 2"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("let %v1 = %v0 + 1"), std::string::npos) << ir;
+}
+
+TEST(Tracer, StaticIfFoldsAndRuntimeIfBecomesIf) {
+  std::string ir =
+      Trace(VecKernel("if M > 32:\n    T.tile.fill(a, 1.0)\nelse:\n    T.tile.fill(a, 2.0)\n"
+                      "if cid == 0:\n    T.tile.fill(a, 3.0)"));
+  EXPECT_NE(ir.find("fill(%ub_0, 1.0)"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("fill(%ub_0, 2.0)"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("if %cid == 0"), std::string::npos) << ir;
+}
+
+TEST(Tracer, AndOrOnRuntimeValuesBuildLogicalOps) {
+  std::string ir = Trace(VecKernel("if cid > 0 and vid == 1 or cid == 3:\n    T.barrier_all()"));
+  EXPECT_NE(ir.find("and"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("or"), std::string::npos) << ir;
+}
+
+TEST(Tracer, MacrosInlineHygienically) {
+  std::string defs =
+      "    fill_value = 5.0\n"
+      "    @T.macro\n"
+      "    def init(buf):\n"
+      "        T.tile.fill(buf, fill_value)\n";
+  // The call site's own `fill_value` must not leak into the macro.
+  std::string ir = Trace(VecKernel("fill_value = 9.0\ninit(a)", defs));
+  EXPECT_NE(ir.find("fill(%ub_0, 5.0)"), std::string::npos) << ir;
+}
+
+TEST(Tracer, ParallelLoopsKeepStores) {
+  std::string ir =
+      Trace(VecKernel("for (i, j) in T.Parallel(M, N):\n    a[i, j] = a[i, j] * 2.0 + r[i]\n"
+                      "for i in T.Parallel(M):\n    r[i] += 1.0"));
+  EXPECT_NE(ir.find("parallel(0, 64)"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("%ub_0[%v0, %v1] ="), std::string::npos) << ir;
+  EXPECT_NE(ir.find("%ub_1[%v2] = %ub_1[%v2] + 1.0"), std::string::npos) << ir;
+}
+
+TEST(Tracer, AllocVarAssignmentIsAStore) {
+  std::string ir = Trace(VecKernel("n = T.alloc_var(\"int32\")\nn = cid + 1\nn += 2"));
+  EXPECT_NE(ir.find("%var_0[0] = %cid + 1"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("%var_0[0] = %var_0[0] + 2"), std::string::npos) << ir;
+}
+
+TEST(Tracer, RowBroadcastAppliesEvenWhenRowsEqualColumns) {
+  // a is [64, 64] and r is [64]: per row by the rule, although 64 == 64.
+  EXPECT_NE(Trace(VecKernel("T.tile.sub(a, a, r)")), "");
+  EXPECT_NE(Trace(VecKernel("T.tile.mul(a, a, c)")), "");  // [1, C] per column
+}
+
+TEST(Tracer, MismatchedBinaryShapesNameBothShapes) {
+  std::string d = TraceError(VecKernel("x = T.alloc_ub((8,), \"float\")\nT.tile.add(a, a, x)"));
+  EXPECT_NE(d.find("destination is [64, 64] but the second source is [8]"), std::string::npos) << d;
+}
+
+TEST(Tracer, ScalarFromABufferElementStaysALoad) {
+  std::string ir = Trace(VecKernel("for i in range(M):\n    T.tile.mul(a[i, :], a[i, :], r[i])"));
+  EXPECT_NE(ir.find("mul(%ub_0[%v0:+1, :], %ub_0[%v0:+1, :], %ub_1[%v0])"), std::string::npos)
+      << ir;
+}
+
+TEST(Tracer, CopyCornerTakesExtentFromTheOtherOperandPaddingRanks) {
+  std::string ir = Trace(VecKernel("T.copy(A[cid, 0], r)\nT.copy(A[0:32, :16], a[32:, 48:])"));
+  EXPECT_NE(ir.find("copy(%ub_1, %p0[%cid:+1, :])"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("copy(%ub_0[32:+32, 48:+16], %p0[0:+32, 0:+16])"), std::string::npos) << ir;
+}
+
+TEST(Tracer, CopyShapeMismatchIsADiagnostic) {
+  std::string d = TraceError(VecKernel("T.copy(A[0:32, :], a)"));
+  EXPECT_NE(d.find("T.copy shape mismatch: source is [32, 64] but destination is [64, 64]"),
+            std::string::npos)
+      << d;
+}
+
+TEST(Tracer, SliceExtentsFoldSymbolically) {
+  std::string ir =
+      Trace(VecKernel("for j in T.serial(2):\n    T.copy(A[j * 32:(j + 1) * 32, :], a[0:32, :])"));
+  EXPECT_NE(ir.find("%p0[%v0 * 32:+32, :]"), std::string::npos) << ir;
+}
+
+TEST(Tracer, HelperTuplesUnpackIntoLets) {
+  std::string defs =
+      "    def task_range(i):\n"
+      "        return i * 4, i * 4 + 4\n";
+  std::string ir = Trace(VecKernel("lo, hi = task_range(cid)\nT.copy(A[lo, 0], c)", defs));
+  EXPECT_NE(ir.find("let %v0 = %cid * 4"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("let %v1 = %cid * 4 + 4"), std::string::npos) << ir;
+}
+
+TEST(Tracer, GemmChecksMNKWithTransposeFlags) {
+  std::string src =
+      "import tilelang\nimport tilelang.language as T\n"
+      "@tilelang.jit\n"
+      "def kernel(tb=False):\n"
+      "    @T.prim_func\n"
+      "    def main(A: T.Tensor((64, 32), \"float16\"), C: T.Tensor((64, 16), \"float\")):\n"
+      "        with T.Kernel(1, is_npu=True) as (cid, _):\n"
+      "            a = T.alloc_L1((64, 32), \"float16\")\n"
+      "            b = T.alloc_L1((16, 32), \"float16\")\n"
+      "            c = T.alloc_L0C((64, 16), \"float\")\n"
+      "            T.gemm_v0(a, b, c, transpose_B=tb, init=True)\n"
+      "    return main\n";
+  std::string d;
+  EXPECT_NE(Trace(src, &d, {Value::Bool(true)}), "") << d;
+  EXPECT_EQ(Trace(src, &d, {Value::Bool(false)}), "");
+  EXPECT_NE(d.find("gemm_v0 shape mismatch"), std::string::npos) << d;
+}
+
+TEST(Tracer, SingleKindKernelsNeedNoScope) {
+  auto cases = fetest::LoadCases();
+  for (const auto& c : cases) {
+    if (c.file != "gemm_expert.py") continue;
+    auto r = fetest::RunRequest(fetest::CaseRequest(c));
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->ir_text.find("scope"), std::string::npos);
+    EXPECT_EQ(r->kind, KernelKind::kCubeOnly);
+  }
+}
+
+TEST(Tracer, NodesCarryTheirUserLocations) {
+  auto r = fetest::RunRequest(fetest::SourceRequest(VecKernel("T.tile.fill(a, 0.0)")));
+  ASSERT_TRUE(r.ok());
+  auto table = ir::StmtIdTable(r->kernel);
+  ASSERT_FALSE(table.empty());
+  const ir::Stmt& last = table.back();
+  EXPECT_EQ(last->kind, ir::StmtKind::kTileOp);
+  EXPECT_EQ(last->loc.line, 12u);
+  EXPECT_EQ(last->loc.column, 13u);
+}
+
+TEST(Tracer, ThreadsFormBindsOnlyTheBlockIndex) {
+  std::string src = VecKernel("T.barrier_all()");
+  std::string threads = src;
+  threads.replace(threads.find("T.Kernel(2, is_npu=True) as (cid, vid)"),
+                  std::string("T.Kernel(2, is_npu=True) as (cid, vid)").size(),
+                  "T.Kernel(2, threads=2, is_npu=True) as (cid)");
+  std::string ir = Trace(threads);
+  EXPECT_NE(ir.find("threads=2"), std::string::npos) << ir;
+}
+
+TEST(Tracer, CoversTheRestOfTheVectorAndSyncSurface) {
+  std::string body =
+      "m = T.alloc_ub((M, N), \"uint8\")\n"
+      "h = T.alloc_ub((M, N), \"float16\")\n"
+      "col = T.alloc_ub((N,), \"float\")\n"
+      "T.annotate_address({a: 0, r: M * N * DataType(\"float\").bits // 8})\n"
+      "T.copy(A, a, pad_value=-T.infinity(\"float\"))\n"
+      "T.tile.compare(m, a, 0.0, \"GT\")\n"
+      "T.tile.select(a, m, a, 0.0, \"VSEL_TENSOR_SCALAR_MODE\")\n"
+      "T.tile.axpy(a, a, 0.5)\n"
+      "T.tile.cast(h, a, \"CAST_RINT\", M * N)\n"
+      "T.reduce_max(a, col, dim=0)\n"
+      "T.tile.broadcast(a, r)\n"
+      "T.tile.sigmoid(a, a)\n"
+      "T.pipe_barrier(\"v\")\n"
+      "T.set_cross_flag(\"MTE3\", 3)\n"
+      "T.wait_cross_flag(3)\n"
+      "for k in T.Pipelined(4, num_stages=2):\n"
+      "    T.set_flag(\"mte2\", \"v\", k % 2)\n"
+      "    T.wait_flag(\"mte2\", \"v\", k % 2)\n"
+      "x = T.if_then_else(cid > 0, T.cast(cid, \"float\"), 1.0)\n"
+      "a[0, 0] = x\n";
+  std::string d;
+  std::string ir = Trace(VecKernel(body), &d);
+  ASSERT_NE(ir, "") << d;
+  for (const char* want :
+       {"pad_value=-inf", "compare(", "mode=\"GT\"", "select(", "axpy(", "cast(", "count=4096",
+        "reduce_max(", "dim=0", "broadcast(", "axis=1", "sigmoid(", "pipelined(0, 4, stages=2)",
+        "set_flag(mte2, v, %v", "wait_cross_flag", "set_cross_flag"}) {
+    EXPECT_NE(ir.find(want), std::string::npos) << want << "\n" << ir;
+  }
+  auto r = fetest::RunRequest(fetest::SourceRequest(VecKernel(body)));
+  ASSERT_TRUE(r.ok());
+  for (const ir::Buffer& b : r->kernel.params) EXPECT_FALSE(b->address.has_value());
+  auto table = ir::StmtIdTable(r->kernel);
+  int annotated = 0;
+  for (const ir::Stmt& s : table) {
+    if (const auto* alloc = ir::TryAs<ir::AllocateNode>(s)) {
+      if (alloc->buffer->address) {
+        ++annotated;
+        EXPECT_TRUE(*alloc->buffer->address == 0 || *alloc->buffer->address == 16384);
+      }
+    }
+  }
+  EXPECT_EQ(annotated, 2);
+}
+
+}  // namespace
+}  // namespace tilejit::frontend

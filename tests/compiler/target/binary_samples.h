@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sample kernel binaries and raw-image helpers shared by the binary tests, the mutation test
+// and the fuzzer. Header-only; every function returns fresh values (thread-safe).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/target/binary.h"
+#include "compiler/target/elf_image.h"
+
+namespace tilejit::target::testing {
+
+// `words` instruction words of recognisable, non-zero bytes.
+inline std::vector<uint8_t> SampleCode(size_t words, uint8_t seed) {
+  std::vector<uint8_t> code(words * kInstructionWordBytes);
+  for (size_t i = 0; i < code.size(); ++i) code[i] = static_cast<uint8_t>(seed + 37 * i + 1);
+  return code;
+}
+
+// A mixed (1 AIC : 2 AIV) matmul-like kernel with a compiler-made workspace.
+inline KernelBinary SampleBinary() {
+  KernelBinary b;
+  KernelMetadata& m = b.metadata;
+  m.kernel_name = "main";
+  m.target = "ascend910b2";
+  m.compiler_fingerprint = "tilejit-0.1.0 build=test pipeline=frontend/1";
+  m.cache_key = "5d41402abc4b2a76b9719d911017c592";
+  m.params = {
+      {"A", {128, 64}, ElementType::kFloat16, ParamRole::kInput, false, 0},
+      {"B", {64, 256}, ElementType::kFloat16, ParamRole::kInput, false, 0},
+      {"C", {128, 256}, ElementType::kFloat32, ParamRole::kOutput, false, 0},
+      {"ws0", {24, 4096}, ElementType::kUInt8, ParamRole::kWorkspace, true, 4096},
+  };
+  m.out_idx = {2};
+  m.workspace_idx = {3};
+  m.block_count = 24;
+  m.core_mix = CoreMix::kMixed;
+  m.vector_cores_per_block = 2;
+  m.on_chip = {65536, 32768, 32768, 65536, 98304};
+  b.aic.code = SampleCode(6, 0x10);  // five instructions, one of them two words long
+  b.aic.line_table = {0, 0, 1, 1, kNoStmt};
+  b.aiv.code = SampleCode(3, 0x80);
+  b.aiv.line_table = {2, 3, 3};
+  return b;
+}
+
+inline KernelBinary SampleCubeOnlyBinary() {
+  KernelBinary b = SampleBinary();
+  b.metadata.core_mix = CoreMix::kCubeOnly;
+  b.metadata.vector_cores_per_block = 0;
+  b.aiv = {};
+  return b;
+}
+
+// One section of a hand-built image.
+struct RawSection {
+  std::string name;
+  std::vector<uint8_t> data;
+  uint32_t type = elf::kShtProgbits;
+  uint64_t flags = 0;
+  uint64_t align = 1;
+};
+
+inline std::vector<uint8_t> Bytes(const std::string& s) { return {s.begin(), s.end()}; }
+
+// The sections WriteKernelBinary would emit for `b`, in order, for tests to alter.
+inline std::vector<RawSection> StandardSections(const KernelBinary& b) {
+  const uint64_t exec = elf::kShfAlloc | elf::kShfExecInstr;
+  std::vector<uint8_t> lines;
+  AppendLineTable(b.aic.line_table, &lines);
+  AppendLineTable(b.aiv.line_table, &lines);
+  auto meta = SerializeKernelMetadata(b.metadata);
+  return {
+      {std::string(kAicCodeSection), b.aic.code, elf::kShtProgbits, exec, 8},
+      {std::string(kAivCodeSection), b.aiv.code, elf::kShtProgbits, exec, 8},
+      {std::string(kMetadataSection), meta.ok() ? Bytes(*meta) : std::vector<uint8_t>{}},
+      {std::string(kLineTableSection), lines},
+  };
+}
+
+// Lays `sections` out as a tilejit ELF image (empty vector if the ELF writer refuses).
+inline std::vector<uint8_t> BuildRaw(const std::vector<RawSection>& sections,
+                                     uint32_t eflags = kKernelBinaryFormatVersion) {
+  std::vector<elf::SectionSpec> specs;
+  for (const auto& s : sections) specs.push_back({s.name, s.type, s.flags, s.align, s.data});
+  auto image = elf::WriteElfImage(elf::kTypeRel, elf::kMachineTilejitNpu, eflags, specs);
+  return image.ok() ? std::move(image).value() : std::vector<uint8_t>{};
+}
+
+// Offset of section header `index` within an image.
+inline size_t SectionHeaderOffset(const std::vector<uint8_t>& image, size_t index) {
+  return static_cast<size_t>(elf::LoadLe(image.data() + 40, 8)) + index * elf::kShdrSize;
+}
+
+}  // namespace tilejit::target::testing
