@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,24 @@ int Usage() {
                "[--mode=fast|checked|perturbed] [--seed=N] [--trace=FILE] [--profile] "
                "[--threads=N]\n");
   return 2;
+}
+
+// Busy share of every (core, pipe) over all blocks: summed occupancy / summed block span.
+void PrintPipeUtilisation(const tilejit::runner::LaunchReport& r) {
+  std::map<std::string, uint64_t> busy;
+  uint64_t span = 0;
+  for (const auto& b : r.blocks) {
+    span += b.span_cycles;
+    for (const auto& p : b.pipes) {
+      busy[p.core + "." + std::string(tilejit::target::PipeName(p.pipe))] += p.busy_cycles;
+    }
+  }
+  if (span == 0) return;
+  std::printf("pipe utilisation:");
+  for (const auto& [lane, cycles] : busy) {
+    std::printf(" %s %.1f%%", lane.c_str(), 100.0 * static_cast<double>(cycles) / span);
+  }
+  std::printf("\n");
 }
 
 bool Flag(const std::string& arg, const char* name, std::string* value) {
@@ -112,6 +131,7 @@ int Main(int argc, char** argv) {
                 static_cast<unsigned long long>(b.roofline_cycles),
                 b.span_cycles ? static_cast<double>(b.roofline_cycles) / b.span_cycles : 0.0);
   }
+  PrintPipeUtilisation(r);
   for (const auto& f : r.findings) {
     std::printf("%s: %s\n", std::string(tilejit::runner::FindingKindName(f.kind)).c_str(),
                 f.message.c_str());

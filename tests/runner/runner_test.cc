@@ -5,9 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 #include "compiler/target/binary.h"
+#include "runner/npy.h"
 #include "tests/runner/sim_test_util.h"
 
 namespace tilejit::runner {
@@ -101,6 +106,38 @@ TEST(RunKernel, RejectsWrongInputsClearly) {
   auto r = RunKernel(dev, *id, wrong_shape, {});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("'x'"), std::string::npos) << r.status();
+}
+
+// The tilejit-run tool end to end: a binary and .npy inputs on disk, DIR/out0.npy back, a
+// summary on stdout, exit 0 for a clean launch.
+TEST(RunTool, RunsABinaryFileOnNpyInputsAndWritesOutputs) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "tilejit_run_tool";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "out");
+  const std::vector<uint8_t> bin = AddBinary();
+  std::ofstream(dir / "vadd.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(bin.data()), static_cast<std::streamsize>(bin.size()));
+  std::vector<float> x(256), y(256);
+  for (int i = 0; i < 256; ++i) x[i] = static_cast<float>(i % 64), y[i] = -1.0f;
+  ASSERT_TRUE(WriteNpyFile((dir / "x.npy").string(), HalfArray(x)).ok());
+  ASSERT_TRUE(WriteNpyFile((dir / "y.npy").string(), HalfArray(y)).ok());
+  const std::string cmd = std::string(TILEJIT_RUN_TOOL) + " " + (dir / "vadd.bin").string() + " " +
+                          (dir / "x.npy").string() + " " + (dir / "y.npy").string() +
+                          " --out-dir=" + (dir / "out").string() + " --mode=checked 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buf[256];
+  while (fgets(buf, sizeof(buf), pipe) != nullptr) output += buf;
+  EXPECT_EQ(pclose(pipe), 0) << output;
+  EXPECT_NE(output.find("cycles"), std::string::npos) << output;
+  EXPECT_NE(output.find("pipe utilisation: aiv0.mte2"), std::string::npos) << output;
+  auto out = ReadNpyFile((dir / "out" / "out0.npy").string());
+  ASSERT_TRUE(out.ok()) << out.status() << "\n" << output;
+  const std::vector<float> z = FromHalf(out->data);
+  ASSERT_EQ(z.size(), 256u);
+  for (int i = 0; i < 256; ++i) EXPECT_EQ(z[i], x[i] - 1.0f) << i;
 }
 
 TEST(LoadBinary, RejectsCorruptBytesWithoutCrashing) {
