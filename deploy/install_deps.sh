@@ -11,8 +11,9 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto
   libhiredis-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libcpp-httplib-dev
   libopenblas-dev libopenblas0-pthread
-  # tests and benchmarks
-  python3 python3-numpy python3-pytest python3-grpcio redis-server nodejs npm binutils
+  # tests and benchmarks (Node.js, for the e2e reflection client, comes with the service: the
+  # base image may carry its own nodejs, which conflicts with Debian's npm package)
+  python3 python3-numpy python3-pytest python3-grpcio redis-server binutils
 )
 
 missing=()
