@@ -13,11 +13,10 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/key.h"
+#include "compiler/target/npu_target.h"
 
 namespace tilejit::frontend {
 namespace {
-
-constexpr std::string_view kTargets[] = {"ascend910b2", "ascend910b4"};
 
 // Request-level settings the decorator may also give, with where each came from.
 struct Settings {
@@ -145,13 +144,15 @@ bool Finish(const FrontendRequest& req, const Settings& s, int num_params, Sourc
     target = s.target->text == "auto" || s.target->text == "ascendc" ? std::string(kDefaultTarget)
                                                                      : s.target->text;
   }
-  bool known = false;
-  for (std::string_view t : kTargets) known = known || t == target;
-  if (!known) {
-    diag->Error(tloc) << "unknown target '" << target << "' (known: ascend910b2, ascend910b4)";
+  const target::NpuTarget* desc = target::FindTarget(target);
+  if (desc == nullptr) {
+    std::string known;
+    for (std::string_view name : target::TargetNames())
+      known += (known.empty() ? "" : ", ") + std::string(name);
+    diag->Error(tloc) << "unknown target '" << target << "' (known: " << known << ")";
     return false;
   }
-  r->target = target;
+  r->target = std::string(desc->name);
   return true;
 }
 
@@ -336,7 +337,9 @@ Result<FrontendResult> RunFrontend(const FrontendRequest& request, SourceManager
 std::string FrontendCacheKey(const FrontendResult& result) {
   compiler::KeyInputs in;
   in.compiler_fingerprint = std::string(kFrontendVersion);
-  in.target_hash = result.target;
+  const target::NpuTarget* desc = target::FindTarget(result.target);
+  TILEJIT_CHECK(desc != nullptr) << "unresolved target " << result.target;
+  in.target_hash = target::TargetHash(*desc);
   in.ir_hash = result.ir_hash;
   in.pass_configs = result.normalized_configs;
   in.out_idx = result.out_idx;

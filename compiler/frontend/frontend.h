@@ -81,7 +81,7 @@ Result<FrontendResult> RunFrontend(const FrontendRequest& request, SourceManager
                                    DiagnosticEngine* diag);
 
 // The cache key of a frontend result, with the frontend's version as the compiler fingerprint
-// and the target's name as its hash (until the pipeline and target descriptions exist).
+// (until the pass pipeline exists) and the target description's hash.
 std::string FrontendCacheKey(const FrontendResult& result);
 
 // The kernel kind of a traced kernel (by its tile ops and buffer scopes).
