@@ -168,6 +168,7 @@ struct ImportAlias {
   std::string name;   // from-import only
   std::string bound;  // the local name
   SourceLoc loc;
+  bool aliased = false;  // written with `as` (`import a.b as c` binds c to a.b, not a to a)
 };
 
 struct Stmt {

@@ -187,10 +187,10 @@ class Evaluator {
   int current_top_level_ = -1;      // the top-level statement being evaluated (-1: the entry)
 };
 
-// Parses the text of an import statement into (bound name, module path[, attribute]) pairs:
-// `import a.b as c` binds c -> a.b; `import a.b` binds a -> a; `from a import b as c` binds
-// c -> a.b. Returns false for a form it does not understand.
-bool ParseImportText(std::string_view text, std::vector<std::pair<std::string, std::string>>* out);
+// The (bound name, module path) pairs of an import statement: `import a.b as c` binds c -> a.b;
+// `import a.b` binds a -> a; `from a import b as c` binds c -> a.b. Returns false for a form
+// it does not support (`from a import *`).
+bool ImportBindings(const Stmt& s, std::vector<std::pair<std::string, std::string>>* out);
 
 // True for a name whose value is a runtime scalar in IR (used by the tracer's let rule).
 inline bool IsIrScalar(const Value& v) { return v.kind == ValueKind::kExpr; }

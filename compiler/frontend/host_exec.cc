@@ -21,19 +21,6 @@ void TargetNames(const Expr& t, std::vector<std::string>* out) {
   }
 }
 
-// The text of a statement's span (for imports, whose module paths the AST does not keep).
-std::string StmtText(const SourceManager* sources, const Stmt& s) {
-  if (sources == nullptr || !s.loc.known()) return "";
-  std::string text;
-  uint32_t last = std::max(s.end_loc.line, s.loc.line);
-  for (uint32_t line = s.loc.line; line <= last && line < s.loc.line + 64; ++line) {
-    std::string_view lt = sources->LineText(s.loc.file_id, line);
-    if (line == s.loc.line) lt = lt.substr(std::min<size_t>(lt.size(), s.loc.column - 1));
-    text += std::string(lt) + " ";
-  }
-  return text;
-}
-
 bool BindsName(const Stmt& s, const std::string& name) {
   std::vector<std::string> names;
   switch (s.kind) {
@@ -118,7 +105,7 @@ bool Evaluator::EvalTopLevel(int index) {
     ok = false;
   } else if (s.kind == StmtKind::kImport) {
     std::vector<std::pair<std::string, std::string>> binds;
-    if (!ParseImportText(StmtText(sources(), s), &binds)) {
+    if (!ImportBindings(s, &binds)) {
       diag_->Error(s.loc) << "unsupported import form";
       ok = false;
     }
@@ -156,7 +143,7 @@ bool Evaluator::EvalTopLevel(int index) {
     names.push_back(s.name);
   } else if (s.kind == StmtKind::kImport) {
     std::vector<std::pair<std::string, std::string>> binds;
-    ParseImportText(StmtText(sources(), s), &binds);
+    ImportBindings(s, &binds);
     for (const auto& b : binds) names.push_back(b.first);
   }
   for (const std::string& name : names) {
@@ -165,50 +152,13 @@ bool Evaluator::EvalTopLevel(int index) {
   return true;
 }
 
-bool ParseImportText(std::string_view text, std::vector<std::pair<std::string, std::string>>* out) {
-  std::vector<std::string> words;
-  std::string cur;
-  for (char c : text) {
-    if (c == '#') break;
-    if (c == ' ' || c == '\t' || c == ',' || c == '(' || c == ')' || c == '\\' || c == ';') {
-      if (!cur.empty()) words.push_back(cur);
-      cur.clear();
-      if (c == ',') words.push_back(",");
-      continue;
-    }
-    cur += c;
-  }
-  if (!cur.empty()) words.push_back(cur);
-  if (words.size() < 2) return false;
-  size_t pos = 0;
-  std::string from;
-  if (words[0] == "from") {
-    if (words.size() < 4 || words[2] != "import") return false;
-    from = words[1];
-    pos = 3;
-  } else if (words[0] == "import") {
-    pos = 1;
-  } else {
-    return false;
-  }
-  while (pos < words.size()) {
-    std::string name = words[pos++];
-    if (name == ",") continue;
-    std::string local;
-    if (pos + 1 < words.size() && words[pos] == "as") {
-      local = words[pos + 1];
-      pos += 2;
-    }
-    if (from.empty()) {
-      if (local.empty()) {
-        local = name.substr(0, name.find('.'));
-        out->emplace_back(local, local);
-      } else {
-        out->emplace_back(local, name);
-      }
+bool ImportBindings(const Stmt& s, std::vector<std::pair<std::string, std::string>>* out) {
+  for (const ImportAlias& alias : s.imports) {
+    if (alias.name == "*") return false;
+    if (!alias.name.empty()) {
+      out->emplace_back(alias.bound, alias.module + "." + alias.name);
     } else {
-      if (name == "*") return false;
-      out->emplace_back(local.empty() ? name : local, from + "." + name);
+      out->emplace_back(alias.bound, alias.aliased ? alias.module : alias.bound);
     }
   }
   return !out->empty();

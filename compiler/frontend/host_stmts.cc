@@ -156,11 +156,7 @@ bool Evaluator::ExecStmt(const Stmt& s, const ScopePtr& scope, Value* ret, Flow*
     }
     case StmtKind::kImport: {
       std::vector<std::pair<std::string, std::string>> binds;
-      std::string text;
-      if (sources() != nullptr && s.loc.known()) {
-        text = std::string(sources()->LineText(s.loc.file_id, s.loc.line).substr(s.loc.column - 1));
-      }
-      if (!ParseImportText(text, &binds)) {
+      if (!ImportBindings(s, &binds)) {
         diag_->Error(s.loc) << "unsupported import form";
         return false;
       }

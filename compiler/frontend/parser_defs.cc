@@ -129,6 +129,7 @@ StmtPtr Parser::ParseImport() {
         return nullptr;
       }
       alias.bound = std::string(Cur().text);
+      alias.aliased = true;
       Advance();
     } else {
       alias.bound = alias.module.substr(0, alias.module.find('.'));
@@ -169,6 +170,7 @@ StmtPtr Parser::ParseFromImport() {
         return nullptr;
       }
       alias.bound = std::string(Cur().text);
+      alias.aliased = true;
       Advance();
     } else {
       alias.bound = alias.name;

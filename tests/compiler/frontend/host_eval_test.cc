@@ -184,17 +184,34 @@ TEST(HostEval, UnknownTileLangNamesAreReported) {
   EXPECT_NE(d.find("unknown name 'T.no_such_thing'"), std::string::npos) << d;
 }
 
-TEST(HostEval, ParsesImportForms) {
-  std::vector<std::pair<std::string, std::string>> b;
-  ASSERT_TRUE(ParseImportText("import tilelang.language as T", &b));
-  EXPECT_EQ(b[0], std::make_pair(std::string("T"), std::string("tilelang.language")));
-  b.clear();
-  ASSERT_TRUE(ParseImportText("from tilelang import language as T, jit", &b));
-  ASSERT_EQ(b.size(), 2u);
-  EXPECT_EQ(b[1].second, "tilelang.jit");
-  b.clear();
-  ASSERT_TRUE(ParseImportText("import numpy", &b));
-  EXPECT_EQ(b[0].first, "numpy");
+std::vector<std::pair<std::string, std::string>> Bindings(const std::string& text) {
+  SourceManager sources;
+  auto module = ParseModule(sources, sources.AddFile("imports.py", text));
+  std::vector<std::pair<std::string, std::string>> out;
+  EXPECT_TRUE(module.ok());
+  if (!module.ok() || module->body.size() != 1) return out;
+  EXPECT_EQ(module->body[0]->kind, StmtKind::kImport);
+  EXPECT_TRUE(ImportBindings(*module->body[0], &out)) << text;
+  return out;
+}
+
+TEST(HostEval, BindsEveryImportForm) {
+  using Pair = std::pair<std::string, std::string>;
+  EXPECT_EQ(Bindings("import tilelang.language as T\n"),
+            (std::vector<Pair>{{"T", "tilelang.language"}}));
+  EXPECT_EQ(Bindings("import tilelang.language\n"), (std::vector<Pair>{{"tilelang", "tilelang"}}));
+  EXPECT_EQ(Bindings("import tilelang.language as tilelang\n"),
+            (std::vector<Pair>{{"tilelang", "tilelang.language"}}));
+  EXPECT_EQ(Bindings("from tilelang import language as T, jit\n"),
+            (std::vector<Pair>{{"T", "tilelang.language"}, {"jit", "tilelang.jit"}}));
+  // Parenthesised over several lines: the bindings come from the AST, not the first line.
+  EXPECT_EQ(Bindings("from tilelang import (\n    language as T,\n    jit,\n)\n"),
+            (std::vector<Pair>{{"T", "tilelang.language"}, {"jit", "tilelang.jit"}}));
+  SourceManager sources;
+  auto star = ParseModule(sources, sources.AddFile("star.py", "from tilelang import *\n"));
+  ASSERT_TRUE(star.ok());
+  std::vector<Pair> out;
+  EXPECT_FALSE(ImportBindings(*star->body[0], &out));
 }
 
 }  // namespace
