@@ -25,13 +25,7 @@ std::optional<Value> Evaluator::EvalHostBuiltin(const std::string& name, const E
   auto bind = [&](std::initializer_list<std::string_view> params, size_t required) {
     return Bind(Signature{name, params, required}, args, kwargs, loc);
   };
-  auto dtype_of = [&](const Value& v) -> std::optional<ir::DType> {
-    if (v.kind == ValueKind::kString || v.kind == ValueKind::kDataType) {
-      if (auto dt = ir::ParseDType(v.text)) return dt;
-    }
-    diag_->Error(v.loc.known() ? v.loc : loc) << "unknown dtype " << Repr(v);
-    return std::nullopt;
-  };
+  auto dtype_of = [&](const Value& v) { return DTypeOfValue(v, loc, diag_); };
   if (name == "T.ceildiv") {
     auto b = bind({"a", "b"}, 2);
     if (!b) return std::nullopt;

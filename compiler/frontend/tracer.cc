@@ -106,13 +106,8 @@ std::optional<ir::Buffer> Tracer::TraceParam(const Param& p, ir::BufferRole role
     node.shape.push_back(dims[d].i);
   }
   Value dt = (*bound)[1] ? *(*bound)[1] : Value::Str("float32");
-  auto dtype = dt.kind == ValueKind::kString || dt.kind == ValueKind::kDataType
-                   ? ir::ParseDType(dt.text)
-                   : std::nullopt;
-  if (!dtype) {
-    diag().Error(dt.loc.known() ? dt.loc : ann->loc) << "unknown dtype " << Repr(dt);
-    return std::nullopt;
-  }
+  auto dtype = DTypeOfValue(dt, ann->loc, &diag());
+  if (!dtype) return std::nullopt;
   node.dtype = *dtype;
   return ir::MakeBuffer(std::move(node));
 }

@@ -221,13 +221,8 @@ std::optional<ir::Buffer> Tracer::TraceAlloc(const std::string& name, const std:
     }
     dt = *(*b)[1];
   }
-  auto dtype = dt.kind == ValueKind::kString || dt.kind == ValueKind::kDataType
-                   ? ir::ParseDType(dt.text)
-                   : std::nullopt;
-  if (!dtype) {
-    diag().Error(dt.loc.known() ? dt.loc : call.loc) << "unknown dtype " << Repr(dt);
-    return std::nullopt;
-  }
+  auto dtype = DTypeOfValue(dt, call.loc, &diag());
+  if (!dtype) return std::nullopt;
   node.dtype = *dtype;
   if (!frame_.in_kernel) {
     diag().Error(call.loc) << builtin << " must be called inside 'with T.Kernel(...)'";

@@ -336,4 +336,12 @@ std::string TypedText(const Value& v) {
   }
 }
 
+std::optional<ir::DType> DTypeOfValue(const Value& v, SourceLoc fallback, DiagnosticEngine* diag) {
+  if (v.kind == ValueKind::kString || v.kind == ValueKind::kDataType) {
+    if (auto dt = ir::ParseDType(v.text)) return dt;
+  }
+  diag->Error(v.loc.known() ? v.loc : fallback) << "unknown dtype " << Repr(v);
+  return std::nullopt;
+}
+
 }  // namespace tilejit::frontend

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/diagnostic.h"
 #include "compiler/ir/ir.h"
 
 namespace tilejit::frontend {
@@ -107,6 +108,10 @@ struct FunctionValue {
 std::string TypeName(const Value& v);
 // Python repr of a constant ("64", "64.0", "'float16'", "[1, 2]", "{'a': True}").
 std::string Repr(const Value& v);
+
+// The element type a dtype value names ("float16", "float", DataType(...)); on anything else
+// an "unknown dtype" error at the value's location (else `fallback`) and nullopt.
+std::optional<ir::DType> DTypeOfValue(const Value& v, SourceLoc fallback, DiagnosticEngine* diag);
 // Python ==, on constants (ints and floats compare numerically; 1 == True). Objects compare
 // by identity of their payload.
 bool Equals(const Value& a, const Value& b);

@@ -161,9 +161,11 @@ bool BlockRunner::CheckSpans(CoreState& c, const Queued& q, const std::vector<Sp
                         ? Pipe::kS
                         : target::IssuePipe(q.in);
   for (const Span& s : spans) {
-    const std::string where = std::string(MemSpaceName(s.space)) + " bytes [" +
-                              std::to_string(s.addr) + ", " + std::to_string(s.addr + s.bytes) +
-                              ")";
+    // Built only when a fault is reported: this loop runs for every span of every instruction.
+    const auto where = [&s] {
+      return std::string(MemSpaceName(s.space)) + " bytes [" + std::to_string(s.addr) + ", " +
+             std::to_string(s.addr + s.bytes) + ")";
+    };
     if (s.space == MemSpace::kGm) {
       if (ctx_.gm->Find(s.addr, s.bytes) == nullptr) {
         const GlobalMemory::Allocation* near = ctx_.gm->Nearest(s.addr);
@@ -171,7 +173,7 @@ bool BlockRunner::CheckSpans(CoreState& c, const Queued& q, const std::vector<Sp
                                            : "nearest allocation '" + near->name + "' is [" +
                                                  std::to_string(near->addr) + ", " +
                                                  std::to_string(near->addr + near->size) + ")";
-        Fault(c, q.pc, pipe, "out-of-bounds access to " + where + ": " + hint,
+        Fault(c, q.pc, pipe, "out-of-bounds access to " + where() + ": " + hint,
               FindingKind::kOutOfBounds);
         return false;
       }
@@ -186,7 +188,7 @@ bool BlockRunner::CheckSpans(CoreState& c, const Queued& q, const std::vector<Sp
       }
       if (s.addr > mem->size() || s.bytes > mem->size() - s.addr) {
         Fault(c, q.pc, pipe,
-              "out-of-bounds access to " + where + " (size " + std::to_string(mem->size()) + ")",
+              "out-of-bounds access to " + where() + " (size " + std::to_string(mem->size()) + ")",
               FindingKind::kOutOfBounds);
         return false;
       }
@@ -194,10 +196,10 @@ bool BlockRunner::CheckSpans(CoreState& c, const Queued& q, const std::vector<Sp
     if (!checked_) continue;
     const int64_t align = s.element ? static_cast<int64_t>(s.bytes) : AlignmentOf(t_, s.space);
     if (align > 1 && s.addr % align != 0) {
-      Fault(
-          c, q.pc, pipe,
-          "misaligned access to " + where + " (needs " + std::to_string(align) + "-byte alignment)",
-          FindingKind::kMisaligned);
+      Fault(c, q.pc, pipe,
+            "misaligned access to " + where() + " (needs " + std::to_string(align) +
+                "-byte alignment)",
+            FindingKind::kMisaligned);
       return false;
     }
   }
