@@ -335,8 +335,12 @@ Result<FrontendResult> RunFrontend(const FrontendRequest& request, SourceManager
 }
 
 std::string FrontendCacheKey(const FrontendResult& result) {
+  return FrontendCacheKey(result, kFrontendVersion);
+}
+
+std::string FrontendCacheKey(const FrontendResult& result, std::string_view compiler_fingerprint) {
   compiler::KeyInputs in;
-  in.compiler_fingerprint = std::string(kFrontendVersion);
+  in.compiler_fingerprint = std::string(compiler_fingerprint);
   const target::NpuTarget* desc = target::FindTarget(result.target);
   TILEJIT_CHECK(desc != nullptr) << "unresolved target " << result.target;
   in.target_hash = target::TargetHash(*desc);

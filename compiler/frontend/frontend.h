@@ -83,6 +83,8 @@ Result<FrontendResult> RunFrontend(const FrontendRequest& request, SourceManager
 // The cache key of a frontend result, with the frontend's version as the compiler fingerprint
 // (until the pass pipeline exists) and the target description's hash.
 std::string FrontendCacheKey(const FrontendResult& result);
+// The same under a given compiler fingerprint (compiler.h CompilerFingerprint()).
+std::string FrontendCacheKey(const FrontendResult& result, std::string_view compiler_fingerprint);
 
 // The kernel kind of a traced kernel (by its tile ops and buffer scopes).
 KernelKind ClassifyKernel(const ir::Kernel& kernel);

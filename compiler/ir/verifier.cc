@@ -224,7 +224,10 @@ void Verifier::CheckRegion(const Region& r, SourceLoc loc) {
     Need(range.min, at, "region min");
     if (range.extent <= 0) Report(at, "region extent must be positive");
     std::optional<int64_t> min = AsConstInt(range.min);
-    if (min && i < shape.size() && (*min < 0 || *min + range.extent > shape[i])) {
+    // A GM region may run past the tensor's end (a tail: copies clip it); its start may not.
+    const bool tail_ok = r.buffer->scope == MemScope::kGM;
+    if (min && i < shape.size() &&
+        (*min < 0 || (tail_ok ? *min >= shape[i] : *min + range.extent > shape[i]))) {
       Report(at, "region [" + std::to_string(*min) + ", " + std::to_string(*min + range.extent) +
                      ") out of bounds of dimension " + std::to_string(i) + " of '" +
                      r.buffer->name + "' (" + std::to_string(shape[i]) + ")");

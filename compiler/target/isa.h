@@ -157,6 +157,7 @@ enum class TimingClass : uint8_t {
   kVecCast,
   kVecCopy,
   kVecReduce,
+  kDmaFill,  // fill_l1 / fill_ub (appended)
 };
 
 // The decoded instruction: a flat struct with one member per ISA field (generated from

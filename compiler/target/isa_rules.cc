@@ -123,6 +123,10 @@ Status CheckDma(const Instr& in) {
     case Opcode::kCopyUbGm:
       if (in.atomic != AtomicOp::kNone) return RequireDType(in, in.dtype, kAtomicTypes, "atomic");
       return Status::Ok();
+    case Opcode::kFillL1:
+    case Opcode::kFillUb:
+      if (DTypeBytes(in.dtype) > 4) return Bad(in, "fill element wider than 32 bits");
+      return Status::Ok();
     default:
       return Status::Ok();
   }

@@ -72,6 +72,15 @@ Cost BurstDma(const Instr& in, const NpuTarget& t, Operands& ops) {
   }
 }
 
+// A fill writes only its destination: the DMA formula with the destination's write bandwidth
+// on both sides and no fixed latency (no GM round trip).
+Cost Fill(const Instr& in, const NpuTarget& t, Operands& ops) {
+  const int64_t nburst = ops.Get(FieldId::nburst);
+  const int64_t len = ops.Get(FieldId::len);
+  const int64_t bw = in.op == Opcode::kFillL1 ? t.l1_write_bpc.value : t.ub_bpc.value;
+  return Dma(nburst * CeilDiv(len, t.dma_uop_bytes.value), nburst * len, bw, bw, 0);
+}
+
 Cost Nd2Nz(const Instr& in, const NpuTarget& t, Operands& ops) {
   const int64_t rows = ops.Get(FieldId::rows);
   const int64_t row_bytes = ops.Get(FieldId::cols) * DTypeBytes(in.dtype);
@@ -175,6 +184,8 @@ Result<Cost> CostOf(const Instr& in, const NpuTarget& t, Operands& ops) {
       return BurstDma(in, t, ops);
     case TimingClass::kDmaGmL1Nz:
       return Nd2Nz(in, t, ops);
+    case TimingClass::kDmaFill:
+      return Fill(in, t, ops);
     case TimingClass::kLoadL0:
       return LoadL0(in, t, ops);
     case TimingClass::kFixGm:

@@ -13,6 +13,8 @@
 //                                        xfer = max(ceil(bytes / src_bw), ceil(bytes / dst_bw))
 //                                        occ = uops + xfer; lat = occ + fixed latency (GM read
 //                                        or write latency; 0 between on-chip buffers)
+//   fill_l1 / fill_ub                    DMA formula with the destination's write bandwidth
+//                                        (l1_write_bpc / ub_bpc) on both sides; fixed 0
 //   copy_ub_ub                           occ = nburst * ceil(len / ub_copy_bpc);
 //                                        lat = occ + ub_copy_latency
 //   load_l0a / load_l0b                  bytes = fractals * 512; DMA formula with L1 read and

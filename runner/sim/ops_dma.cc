@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // DMA effects: burst lists (one memcpy per burst), the ND -> zN conversion of MTE2 (one
 // memcpy per C0-wide row piece, padding of partial fractals zero-filled and counted as
-// written), tail padding of GM -> UB bursts, and atomic accumulation of stores.
+// written), tail padding of GM -> UB bursts, atomic accumulation of stores, and the constant
+// fills of L1/UB (every filled byte counts as written).
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "runner/sim/ops.h"
@@ -94,11 +96,42 @@ void Accumulate(uint8_t* dst, const uint8_t* src, uint64_t bytes, AtomicOp op, D
   }
 }
 
+// fill_l1 / fill_ub: the element is built once (converted like vdup's scalar) and repeated.
+MemSpace FillSpace(const Instr& in) {
+  return in.op == Opcode::kFillL1 ? MemSpace::kL1 : MemSpace::kUb;
+}
+
+void DescribeFill(const Instr& in, std::vector<Span>* out) {
+  for (int64_t b = 0; b < in.nburst.imm; ++b) {
+    AddRun(out, {FillSpace(in), static_cast<uint64_t>(in.dst.imm + b * in.dst_stride.imm),
+                 static_cast<uint64_t>(in.len.imm), true});
+  }
+}
+
+void ApplyFill(const Instr& in, MemView& mem) {
+  const uint32_t bits = static_cast<uint32_t>(in.scalar.imm);
+  double v = static_cast<int32_t>(bits);
+  if (target::IsFloatDType(in.dtype)) v = std::bit_cast<float>(bits);
+  if (in.dtype == DType::kU32) v = bits;
+  uint8_t elem[4] = {};
+  StoreElem(elem, in.dtype, v);
+  const uint64_t eb = target::DTypeBytes(in.dtype);
+  const uint64_t len = in.len.imm;
+  for (int64_t b = 0; b < in.nburst.imm; ++b) {
+    uint8_t* d = mem.Ptr(FillSpace(in), in.dst.imm + b * in.dst_stride.imm, len);
+    for (uint64_t i = 0; i < len; ++i) d[i] = elem[i % eb];
+  }
+}
+
 }  // namespace
 
 void DescribeDma(const Instr& in, std::vector<Span>* out) {
   if (in.op == Opcode::kCopyGmL1Nz) {
     DescribeNz(in, out);
+    return;
+  }
+  if (in.op == Opcode::kFillL1 || in.op == Opcode::kFillUb) {
+    DescribeFill(in, out);
     return;
   }
   const BurstSpaces sp = SpacesOf(in.op);
@@ -116,6 +149,10 @@ void DescribeDma(const Instr& in, std::vector<Span>* out) {
 Status ApplyDma(const Instr& in, MemView& mem) {
   if (in.op == Opcode::kCopyGmL1Nz) {
     ApplyNz(in, mem);
+    return Status::Ok();
+  }
+  if (in.op == Opcode::kFillL1 || in.op == Opcode::kFillUb) {
+    ApplyFill(in, mem);
     return Status::Ok();
   }
   const BurstSpaces sp = SpacesOf(in.op);

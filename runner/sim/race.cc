@@ -99,6 +99,7 @@ void RaceDetector::Check(const Record& rec, int mem_core) {
     if (x.access.atomic && rec.access.atomic) continue;
     if (x.access.end <= rec.access.begin) continue;
     if (x.epoch <= clock[x.agent]) continue;
+    if (x.agent == rec.agent && x.epoch == rec.epoch) continue;  // its own accesses (in place)
     if (x.agent == rec.agent && x.access.accumulate && rec.access.accumulate &&
         x.access.begin == rec.access.begin && x.access.end == rec.access.end) {
       continue;  // the cube orders consecutive accumulations into one L0C region

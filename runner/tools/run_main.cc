@@ -11,11 +11,11 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "runner/npy.h"
+#include "runner/report_text.h"
 #include "runner/runner.h"
 #include "runner/sim/sim_device.h"
 
@@ -31,24 +31,6 @@ int Usage() {
                "[--mode=fast|checked|perturbed] [--seed=N] [--trace=FILE] [--profile] "
                "[--threads=N]\n");
   return 2;
-}
-
-// Busy share of every (core, pipe) over all blocks: summed occupancy / summed block span.
-void PrintPipeUtilisation(const tilejit::runner::LaunchReport& r) {
-  std::map<std::string, uint64_t> busy;
-  uint64_t span = 0;
-  for (const auto& b : r.blocks) {
-    span += b.span_cycles;
-    for (const auto& p : b.pipes) {
-      busy[p.core + "." + std::string(tilejit::target::PipeName(p.pipe))] += p.busy_cycles;
-    }
-  }
-  if (span == 0) return;
-  std::printf("pipe utilisation:");
-  for (const auto& [lane, cycles] : busy) {
-    std::printf(" %s %.1f%%", lane.c_str(), 100.0 * static_cast<double>(cycles) / span);
-  }
-  std::printf("\n");
 }
 
 bool Flag(const std::string& arg, const char* name, std::string* value) {
@@ -121,28 +103,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   const auto& r = run->report;
-  std::printf("status: %s\nkernel cycles: %llu (%lld wave(s); launch overhead %llu)\n",
-              r.status.ToString().c_str(), static_cast<unsigned long long>(r.kernel_cycles),
-              static_cast<long long>(r.waves),
-              static_cast<unsigned long long>(r.launch_overhead_cycles));
-  for (const auto& b : r.blocks) {
-    std::printf("block %lld: span %llu, roofline %llu, efficiency %.3f\n",
-                static_cast<long long>(b.block), static_cast<unsigned long long>(b.span_cycles),
-                static_cast<unsigned long long>(b.roofline_cycles),
-                b.span_cycles ? static_cast<double>(b.roofline_cycles) / b.span_cycles : 0.0);
-  }
-  PrintPipeUtilisation(r);
-  for (const auto& f : r.findings) {
-    std::printf("%s: %s\n", std::string(tilejit::runner::FindingKindName(f.kind)).c_str(),
-                f.message.c_str());
-  }
-  if (profile) {
-    std::printf("%-12s %14s %10s\n", "stmt", "cycles", "count");
-    for (const auto& row : r.line_cycles) {
-      std::printf("%-12u %14llu %10llu\n", row.stmt, static_cast<unsigned long long>(row.cycles),
-                  static_cast<unsigned long long>(row.count));
-    }
-  }
+  std::fputs(tilejit::runner::FormatLaunchReport(r, nullptr).c_str(), stdout);
+  if (profile) std::fputs(tilejit::runner::FormatLineProfile(r, nullptr).c_str(), stdout);
   if (!trace_path.empty()) std::ofstream(trace_path) << r.trace_json;
   for (size_t i = 0; i < run->outputs.size(); ++i) {
     const std::string path = out_dir + "/out" + std::to_string(i) + ".npy";

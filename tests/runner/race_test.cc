@@ -29,6 +29,18 @@ TEST(RaceDetector, ReportsUnorderedRawBetweenPipesNamingBothInstructions) {
   EXPECT_EQ(f.end - f.begin, 512u);
 }
 
+TEST(RaceDetector, AnInPlaceInstructionDoesNotRaceWithItself) {
+  RaceDetector d;
+  const Access in_place[] = {Ub(0, 512, false), Ub(0, 512, true)};  // vexp x, x
+  d.OnInstr({kAiv0, 0, Pipe::kV}, in_place);
+  EXPECT_TRUE(d.findings().empty());
+  // The next in-place op on the same pipe without a barrier still races with the first.
+  d.OnInstr({kAiv0, 1, Pipe::kV}, in_place);
+  ASSERT_EQ(d.findings().size(), 1u);
+  EXPECT_EQ(d.findings()[0].first.pc, 0);
+  EXPECT_EQ(d.findings()[0].second.pc, 1);
+}
+
 TEST(RaceDetector, SetWaitFlagOrdersTheHandOff) {
   RaceDetector d;
   const Access load[] = {Ub(0, 512, true)};

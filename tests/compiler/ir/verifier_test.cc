@@ -116,11 +116,21 @@ TEST(Verifier, RejectsRegionRankMismatch) {
 }
 
 TEST(Verifier, RejectsStaticRegionOutOfBounds) {
-  std::string msg =
-      VerifyText(Launched("alloc %x: ub float32[32, 32]\ncopy(%x, %p0[48:+32, :])\n"));
-  EXPECT_NE(msg.find("region [48, 80) out of bounds of dimension 0 of 'p0' (64)"),
+  // On chip a region must lie inside its buffer.
+  std::string msg = VerifyText(
+      Launched("alloc %x: ub float32[32, 32]\ncopy(%x[16:+32, :], %p0[0:+32, 0:+32])\n"));
+  EXPECT_NE(msg.find("region [16, 48) out of bounds of dimension 0 of 'x' (32)"), std::string::npos)
+      << msg;
+  // A GM region must start inside its tensor...
+  msg = VerifyText(Launched("alloc %x: ub float32[32, 32]\ncopy(%x, %p0[64:+32, 0:+32])\n"));
+  EXPECT_NE(msg.find("region [64, 96) out of bounds of dimension 0 of 'p0' (64)"),
             std::string::npos)
       << msg;
+}
+
+TEST(Verifier, AcceptsAGmRegionRunningPastTheTensorEndAsATail) {
+  EXPECT_EQ(VerifyText(Launched("alloc %x: ub float32[32, 32]\ncopy(%x, %p0[48:+32, 0:+32])\n")),
+            "");
 }
 
 TEST(Verifier, RejectsLoadWithWrongIndexCountOrConstantOutOfBounds) {

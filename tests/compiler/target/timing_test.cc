@@ -39,7 +39,7 @@ TEST(Timing, GoldenTableCoversEveryTimingClassButEnd) {
   for (const GoldenRow& row : kGolden) {
     seen[static_cast<int>(GetOpcodeInfo(AssembleInstr(row.text).value().op).timing)] = true;
   }
-  for (int i = 0; i <= static_cast<int>(TimingClass::kVecReduce); ++i) {
+  for (int i = 0; i <= static_cast<int>(TimingClass::kDmaFill); ++i) {
     if (static_cast<TimingClass>(i) == TimingClass::kEnd) continue;
     EXPECT_TRUE(seen[i]) << "timing class " << i << " has no golden row";
   }

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: Apache-2.0
+// Codegen entry: checks the launch, lowers one program per core type that has work
+// (codegen_stmt.cc), encodes them and fills the kernel metadata. Everything here iterates
+// the IR in order and never over pointer-keyed containers, so equal inputs give equal bytes.
+#include "compiler/codegen/codegen.h"
+
+#include <algorithm>
+#include <set>
+
+#include "common/check.h"
+#include "compiler/codegen/codegen_internal.h"
+#include "compiler/codegen/tile_layout.h"
+#include "compiler/ir/printer.h"
+#include "compiler/target/line_table.h"
+
+namespace tilejit::codegen {
+namespace {
+
+// The T.Kernel launch, possibly behind prelude Lets/Seqs.
+const ir::KernelNode* FindLaunch(const ir::Stmt& s) {
+  if (s == nullptr) return nullptr;
+  switch (s->kind) {
+    case ir::StmtKind::kKernel:
+      return &ir::As<ir::KernelNode>(s);
+    case ir::StmtKind::kLet:
+      return FindLaunch(ir::As<ir::LetNode>(s).body);
+    case ir::StmtKind::kSeq:
+      for (const auto& c : ir::As<ir::SeqNode>(s).stmts) {
+        if (const auto* k = FindLaunch(c)) return k;
+      }
+      return nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+// Calls fn on every statement of `s` in pre-order.
+template <typename Fn>
+void ForEachStmt(const ir::Stmt& s, const Fn& fn) {
+  if (s == nullptr) return;
+  fn(s);
+  switch (s->kind) {
+    case ir::StmtKind::kSeq:
+      for (const auto& c : ir::As<ir::SeqNode>(s).stmts) ForEachStmt(c, fn);
+      break;
+    case ir::StmtKind::kKernel:
+      ForEachStmt(ir::As<ir::KernelNode>(s).body, fn);
+      break;
+    case ir::StmtKind::kFor:
+      ForEachStmt(ir::As<ir::ForNode>(s).body, fn);
+      break;
+    case ir::StmtKind::kIf:
+      ForEachStmt(ir::As<ir::IfNode>(s).then_body, fn);
+      ForEachStmt(ir::As<ir::IfNode>(s).else_body, fn);
+      break;
+    case ir::StmtKind::kLet:
+      ForEachStmt(ir::As<ir::LetNode>(s).body, fn);
+      break;
+    case ir::StmtKind::kCoreScope:
+      ForEachStmt(ir::As<ir::CoreScopeNode>(s).body, fn);
+      break;
+    default:
+      break;
+  }
+}
+
+target::CoreCode Encode(const std::vector<target::Instr>& prog, const std::vector<uint64_t>& w) {
+  target::CoreCode code;
+  code.code.reserve(w.size() * 8);
+  for (uint64_t word : w) {
+    for (int i = 0; i < 8; ++i) code.code.push_back(static_cast<uint8_t>(word >> (8 * i)));
+  }
+  code.line_table.reserve(prog.size());
+  for (const auto& in : prog) code.line_table.push_back(in.line);
+  return code;
+}
+
+// Canonical parameter names: the name hint when it is a unique printable identifier, else
+// "p<i>" for every parameter (a mix could collide).
+std::vector<std::string> ParamNames(const std::vector<ir::Buffer>& params) {
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  bool ok = true;
+  for (const auto& p : params) {
+    const std::string& n = p->name;
+    const bool printable =
+        !n.empty() && n.size() <= 64 && std::all_of(n.begin(), n.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '.';
+        });
+    ok = ok && printable && seen.insert(n).second;
+    names.push_back(n);
+  }
+  if (!ok) {
+    for (size_t i = 0; i < names.size(); ++i) names[i] = "p" + std::to_string(i);
+  }
+  return names;
+}
+
+Status FillParams(const ir::Kernel& k, DiagnosticEngine* diag, target::KernelMetadata* m) {
+  const std::vector<std::string> names = ParamNames(k.params);
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const ir::BufferNode& b = *k.params[i];
+    target::KernelParam p;
+    p.name = names[i];
+    p.shape = b.shape;
+    auto et = target::ParseElementType(ir::DTypeName(b.dtype));
+    TILEJIT_CHECK(et.has_value()) << "no element type for " << ir::DTypeName(b.dtype);
+    p.dtype = *et;
+    switch (b.role) {
+      case ir::BufferRole::kOutput:
+        p.role = target::ParamRole::kOutput;
+        break;
+      case ir::BufferRole::kWorkspace:
+        p.role = target::ParamRole::kWorkspace;
+        break;
+      case ir::BufferRole::kInput:
+        p.role = target::ParamRole::kInput;
+        break;
+      case ir::BufferRole::kLocal:
+        diag->Error(b.loc) << "kernel parameter '" << b.name << "' has no role";
+        return diag->ToStatus();
+    }
+    m->params.push_back(std::move(p));
+  }
+  m->out_idx = k.out_idx;
+  m->workspace_idx = k.workspace_idx;
+  return Status::Ok();
+}
+
+target::OnChipUsage OnChip(const ir::Kernel& k, const target::NpuTarget& npu) {
+  target::OnChipUsage u;
+  ForEachStmt(k.body, [&](const ir::Stmt& s) {
+    const auto* a = ir::TryAs<ir::AllocateNode>(s);
+    if (a == nullptr || !a->buffer->address.has_value()) return;
+    const ir::BufferNode& b = *a->buffer;
+    int64_t* slot = nullptr;
+    switch (b.scope) {
+      case ir::MemScope::kL1:
+        slot = &u.l1;
+        break;
+      case ir::MemScope::kL0A:
+        slot = &u.l0a;
+        break;
+      case ir::MemScope::kL0B:
+        slot = &u.l0b;
+        break;
+      case ir::MemScope::kL0C:
+        slot = &u.l0c;
+        break;
+      case ir::MemScope::kUB:
+        slot = &u.ub;
+        break;
+      default:
+        return;
+    }
+    *slot = std::max(*slot, *b.address + LayoutOf(b, npu).bytes);
+  });
+  return u;
+}
+
+// Checks the launch; returns the block count.
+Result<int64_t> CheckLaunch(const ir::Kernel& k, const ir::KernelNode* launch,
+                            DiagnosticEngine* diag) {
+  if (launch == nullptr) {
+    diag->Error(k.loc) << "kernel '" << k.name << "' has no T.Kernel launch";
+    return diag->ToStatus();
+  }
+  auto grid = ir::AsConstInt(launch->grid);
+  const SourceLoc loc =
+      launch->grid != nullptr && launch->grid->loc.known() ? launch->grid->loc : launch->loc;
+  if (!grid.has_value()) {
+    diag->Error(loc) << "the launch grid must be a compile-time constant (got `"
+                     << ir::PrintExpr(launch->grid) << "`)";
+    return diag->ToStatus();
+  }
+  if (*grid < 1 || *grid > target::kMaxBlockCount) {
+    diag->Error(loc) << "the launch grid " << *grid << " is outside [1, " << target::kMaxBlockCount
+                     << "]";
+    return diag->ToStatus();
+  }
+  return *grid;
+}
+
+}  // namespace
+
+LineMap BuildLineMap(const ir::Kernel& frontend_kernel) {
+  LineMap map;
+  const std::vector<ir::Stmt> table = ir::StmtIdTable(frontend_kernel);
+  for (size_t id = 0; id < table.size(); ++id) {
+    const SourceLoc& l = table[id]->loc;
+    if (!l.known()) continue;
+    map.emplace(std::tuple{l.file_id, l.line, l.column}, static_cast<uint32_t>(id));
+  }
+  return map;
+}
+
+uint32_t LineOf(const LineMap& lines, SourceLoc loc) {
+  if (!loc.known()) return target::kNoStmt;
+  auto it = lines.find(std::tuple{loc.file_id, loc.line, loc.column});
+  return it == lines.end() ? target::kNoStmt : it->second;
+}
+
+bool ContainsScope(const ir::Stmt& s, ir::CoreKind kind) {
+  bool found = false;
+  ForEachStmt(s, [&](const ir::Stmt& x) {
+    const auto* c = ir::TryAs<ir::CoreScopeNode>(x);
+    found = found || (c != nullptr && c->core == kind);
+  });
+  return found;
+}
+
+bool HasWork(const ir::Stmt& s, ir::CoreKind kind) {
+  if (s == nullptr) return false;
+  switch (s->kind) {
+    case ir::StmtKind::kSeq: {
+      const auto& seq = ir::As<ir::SeqNode>(s);
+      return std::any_of(seq.stmts.begin(), seq.stmts.end(),
+                         [&](const ir::Stmt& c) { return HasWork(c, kind); });
+    }
+    case ir::StmtKind::kKernel:
+      return HasWork(ir::As<ir::KernelNode>(s).body, kind);
+    case ir::StmtKind::kAllocate:
+      return false;
+    case ir::StmtKind::kFor:
+      return HasWork(ir::As<ir::ForNode>(s).body, kind);
+    case ir::StmtKind::kIf: {
+      const auto& i = ir::As<ir::IfNode>(s);
+      return HasWork(i.then_body, kind) || HasWork(i.else_body, kind);
+    }
+    case ir::StmtKind::kLet:
+      return HasWork(ir::As<ir::LetNode>(s).body, kind);
+    case ir::StmtKind::kStore:  // UB exists only on the vector cores
+      return ir::As<ir::StoreNode>(s).buffer->scope != ir::MemScope::kUB ||
+             kind == ir::CoreKind::kVector;
+    case ir::StmtKind::kCoreScope:
+      return ir::As<ir::CoreScopeNode>(s).core == kind;
+    default:
+      return true;  // tile ops and syncs (outside a scope: diagnosed by the walker)
+  }
+}
+
+Result<target::KernelBinary> Codegen(const CodegenInput& input, DiagnosticEngine* diag) {
+  TILEJIT_CHECK(input.kernel != nullptr && input.target != nullptr && diag != nullptr)
+      << "Codegen needs a kernel, a target and a diagnostic engine";
+  const ir::Kernel& k = *input.kernel;
+  const target::NpuTarget& npu = *input.target;
+  const ir::KernelNode* launch = FindLaunch(k.body);
+  TILEJIT_ASSIGN_OR_RETURN(const int64_t blocks, CheckLaunch(k, launch, diag));
+  const bool cube = ContainsScope(k.body, ir::CoreKind::kCube);
+  const bool vector = ContainsScope(k.body, ir::CoreKind::kVector);
+  if (!cube && !vector) {
+    diag->Error(launch->loc) << "the kernel has no `scope cube` or `scope vector` work";
+    return diag->ToStatus();
+  }
+  const ir::Kernel& fe = input.frontend_kernel != nullptr ? *input.frontend_kernel : k;
+  const LineMap lines = BuildLineMap(fe);
+  const std::vector<ir::Stmt> stmt_ids = ir::StmtIdTable(fe);
+
+  target::KernelBinary bin;
+  for (target::CoreType core : {target::CoreType::kAic, target::CoreType::kAiv}) {
+    if (!(core == target::CoreType::kAic ? cube : vector)) continue;
+    TILEJIT_ASSIGN_OR_RETURN(auto prog, LowerProgram(k, core, npu, lines, stmt_ids, diag));
+    auto words = target::EncodeProgram(prog);
+    if (!words.ok()) return words.status().WithContext("codegen: encoding the program");
+    (core == target::CoreType::kAic ? bin.aic : bin.aiv) = Encode(prog, *words);
+  }
+
+  target::KernelMetadata& m = bin.metadata;
+  m.kernel_name = k.name.empty() ? "main" : k.name;
+  m.target = std::string(npu.name);
+  m.compiler_fingerprint = input.compiler_fingerprint;
+  m.cache_key = input.cache_key;
+  TILEJIT_RETURN_IF_ERROR(FillParams(k, diag, &m));
+  m.block_count = blocks;
+  m.core_mix = cube && vector ? target::CoreMix::kMixed
+                              : (cube ? target::CoreMix::kCubeOnly : target::CoreMix::kVectorOnly);
+  m.vector_cores_per_block = !vector ? 0 : (launch->threads == 1 ? 1 : 2);
+  m.on_chip = OnChip(k, npu);
+  Status valid = target::ValidateKernelBinary(bin);
+  if (!valid.ok()) return Internal("codegen produced an invalid kernel binary: " + valid.message());
+  return bin;
+}
+
+}  // namespace tilejit::codegen

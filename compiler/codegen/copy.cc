@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+// The copy tile op: checks shared by every path (scopes, the path and its core, attributes,
+// shapes, dtypes), then one lowering per hardware path (copy_load.cc, copy_store.cc,
+// copy_onchip.cc). The checks report diagnostics rather than CHECK-failing because a Tile IR
+// text given directly to the service reaches codegen without the passes that would otherwise
+// have rejected it.
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "common/check.h"
+#include "compiler/codegen/copy_util.h"
+#include "compiler/codegen/ops.h"
+#include "compiler/codegen/tile_layout.h"
+
+namespace tilejit::codegen {
+namespace {
+
+using internal::CopyArgs;
+using internal::Reject;
+using target::Mem;
+
+bool BoolAttr(const ir::TileOpNode& op, const char* key) {
+  const ir::AttrValue* v = op.FindAttr(key);
+  const bool* b = v != nullptr ? std::get_if<bool>(v) : nullptr;
+  return b != nullptr && *b;
+}
+
+bool IsHardwareScope(ir::MemScope s) {
+  return s != ir::MemScope::kShared && s != ir::MemScope::kFragment && s != ir::MemScope::kLocalVar;
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// Equal trimmed shapes (DESIGN.md section 2), or the transposed pair of an L0 load.
+Status CheckShapes(Emitter& e, const ir::TileOpNode& op, const ir::Region& dst,
+                   const ir::Region& src, bool transpose) {
+  std::vector<int64_t> d = dst.TrimmedShape();
+  std::vector<int64_t> s = src.TrimmedShape();
+  if (transpose) {
+    while (s.size() < 2) s.insert(s.begin(), 1);
+    std::swap(s[s.size() - 1], s[s.size() - 2]);
+    while (d.size() < s.size()) d.insert(d.begin(), 1);
+    while (s.size() < d.size()) s.insert(s.begin(), 1);
+  }
+  if (d == s) return Status::Ok();
+  return Reject(e, op.loc, "copy between regions of different shapes: destination ",
+                ShapeText(dst.TrimmedShape()), ", source ", ShapeText(src.TrimmedShape()),
+                transpose ? " (transposed)" : "");
+}
+
+Status CheckDtypes(Emitter& e, const ir::TileOpNode& op, const ir::BufferNode& dst,
+                   const ir::BufferNode& src) {
+  if (src.scope == ir::MemScope::kL0C) {
+    const bool ok = (src.dtype == ir::DType::kFloat32 &&
+                     (dst.dtype == ir::DType::kFloat32 || dst.dtype == ir::DType::kFloat16 ||
+                      dst.dtype == ir::DType::kBFloat16)) ||
+                    (src.dtype == ir::DType::kInt32 && dst.dtype == ir::DType::kInt32);
+    if (ok) return Status::Ok();
+    return Reject(e, op.loc, "the fixpipe cannot convert ", ir::DTypeName(src.dtype), " to ",
+                  ir::DTypeName(dst.dtype),
+                  " (float32 -> float32/float16/bfloat16, int32 -> int32)");
+  }
+  if (src.dtype == dst.dtype) return Status::Ok();
+  return Reject(e, op.loc, "copy from ", ir::DTypeName(src.dtype), " to ", ir::DTypeName(dst.dtype),
+                " changes the element type; use T.tile.cast");
+}
+
+Status CheckAttrs(Emitter& e, const ir::TileOpNode& op, Mem src, Mem dst, bool transpose,
+                  bool relu) {
+  if (transpose && !(src == Mem::kL1 && (dst == Mem::kL0A || dst == Mem::kL0B))) {
+    return Reject(e, op.loc, "transpose is only supported on copies from L1 to L0A/L0B");
+  }
+  if (relu && src != Mem::kL0C) {
+    return Reject(e, op.loc, "enable_relu is only supported on copies out of L0C");
+  }
+  return Status::Ok();
+}
+
+Status CheckPath(Emitter& e, const ir::TileOpNode& op, Mem src, Mem dst) {
+  const target::DataPath* path = target::FindPath(e.target(), src, dst);
+  if (path == nullptr) {
+    return Reject(e, op.loc, "copy from ", target::MemName(src), " to ", target::MemName(dst),
+                  " is not a data path of ", e.target().name);
+  }
+  if (path->core != e.core()) {
+    return Reject(e, op.loc, "copy from ", target::MemName(src), " to ", target::MemName(dst),
+                  " runs on the ", target::CoreTypeName(path->core), " but is in the ",
+                  target::CoreTypeName(e.core()), " program");
+  }
+  return Status::Ok();
+}
+
+Status Dispatch(Emitter& e, const CopyArgs& a, Mem src, Mem dst) {
+  using namespace internal;  // NOLINT: the path lowerings
+  switch (src) {
+    case Mem::kGM:
+      if (dst == Mem::kUB) return EmitGmToUb(e, a);
+      if (dst == Mem::kL1) return EmitGmToL1(e, a);
+      break;
+    case Mem::kUB:
+      if (dst == Mem::kGM) return EmitUbToGm(e, a);
+      if (dst == Mem::kUB) return EmitUbToUb(e, a);
+      break;
+    case Mem::kL1:
+      if (dst == Mem::kGM) return EmitL1ToGm(e, a);
+      if (dst == Mem::kL0A || dst == Mem::kL0B) return EmitL1ToL0(e, a);
+      break;
+    case Mem::kL0C:
+      if (dst == Mem::kGM) return EmitL0cToGm(e, a);
+      if (dst == Mem::kL1) return EmitL0cToL1(e, a);
+      break;
+    default:
+      break;
+  }
+  return Reject(e, a.op->loc, "copy from ", target::MemName(src), " to ", target::MemName(dst),
+                " has no instruction in this ISA (stage it through L1)");
+}
+
+}  // namespace
+
+Status EmitCopy(Emitter& e, const ir::TileOpNode& op) {
+  TILEJIT_CHECK(op.op == ir::TileOpCode::kCopy) << "EmitCopy on " << ir::TileOpName(op.op);
+  TILEJIT_CHECK(op.args.size() == 2 && std::holds_alternative<ir::Region>(op.args[0]) &&
+                std::holds_alternative<ir::Region>(op.args[1]))
+      << "copy needs two region operands";
+  const ir::Region& dst = std::get<ir::Region>(op.args[0]);
+  const ir::Region& src = std::get<ir::Region>(op.args[1]);
+  for (const ir::Region* r : {&dst, &src}) {
+    if (!IsHardwareScope(r->buffer->scope)) {
+      return Reject(e, op.loc, "copy operand '", r->buffer->name, "' has scope ",
+                    ir::MemScopeName(r->buffer->scope), ", which has no memory in codegen");
+    }
+  }
+  const Mem src_mem = MemOf(src.buffer->scope);
+  const Mem dst_mem = MemOf(dst.buffer->scope);
+  CopyArgs a;
+  a.op = &op;
+  a.transpose = BoolAttr(op, "transpose");
+  a.relu = BoolAttr(op, "enable_relu");
+  TILEJIT_RETURN_IF_ERROR(CheckPath(e, op, src_mem, dst_mem));
+  TILEJIT_RETURN_IF_ERROR(CheckAttrs(e, op, src_mem, dst_mem, a.transpose, a.relu));
+  TILEJIT_RETURN_IF_ERROR(CheckShapes(e, op, dst, src, a.transpose));
+  TILEJIT_RETURN_IF_ERROR(CheckDtypes(e, op, *dst.buffer, *src.buffer));
+  TILEJIT_ASSIGN_OR_RETURN(a.dst, e.RegionAddress(dst));
+  TILEJIT_ASSIGN_OR_RETURN(a.src, e.RegionAddress(src));
+  return Dispatch(e, a, src_mem, dst_mem);
+}
+
+}  // namespace tilejit::codegen

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+// Region addresses per layout (tile_layout.h, docs/isa.md section 3). For the fractal layouts
+// the byte offset of a fractal-aligned (row, col) is linear in row and col, so runtime mins
+// cost one multiply each; a start inside a fractal has no single address the DMA/cube
+// instructions could take, hence the alignment diagnostics.
+#include <string>
+
+#include "common/check.h"
+#include "compiler/codegen/emitter.h"
+#include "compiler/codegen/emitter_internal.h"
+#include "compiler/ir/printer.h"
+
+namespace tilejit::codegen {
+namespace {
+
+using target::OpImm;
+using target::Opnd;
+
+// Checks that a region min is a multiple of `m` (statically, or by the structure of its
+// expression when it is a runtime value).
+Status CheckAligned(Emitter& e, const ir::Region& region, size_t dim, Opnd value, int64_t m,
+                    const char* what) {
+  const ir::Expr& min = region.ranges[dim].min;
+  const bool ok = value.is_static() ? value.imm % m == 0 : KnownMultiple(min) % m == 0;
+  if (ok) return Status::Ok();
+  const SourceLoc loc = region.loc.known() ? region.loc : e.loc();
+  e.diag().Error(loc) << "region of " << ir::MemScopeName(region.buffer->scope) << " buffer '"
+                      << region.buffer->name << "' starts at " << what << " "
+                      << (value.is_static() ? std::to_string(value.imm) : ir::PrintExpr(min))
+                      << ", which is not a multiple of " << m
+                      << " (sub-regions of a fractal layout must start on a fractal boundary)";
+  return e.diag().ToStatus();
+}
+
+}  // namespace
+
+Result<RegionRef> Emitter::RegionAddress(const ir::Region& region) {
+  TILEJIT_CHECK(region.buffer != nullptr) << "region without a buffer";
+  const ir::BufferNode& b = *region.buffer;
+  const size_t rank = b.shape.size();
+  TILEJIT_CHECK(region.ranges.size() == rank) << "region rank differs from its buffer's";
+  if (b.scope == ir::MemScope::kLocalVar) {
+    diag().Error(region.loc.known() ? region.loc : loc())
+        << "scalar variable '" << b.name << "' has no memory address";
+    return diag().ToStatus();
+  }
+  RegionRef ref;
+  ref.region = &region;
+  ref.layout = Layout(region.buffer);
+  const TileLayout& l = ref.layout;
+
+  std::vector<Opnd> mins(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    TILEJIT_ASSIGN_OR_RETURN(mins[i], Int(region.ranges[i].min));
+  }
+  Opnd batch_index = OpImm(0);
+  for (size_t i = 0; i + 2 < rank; ++i) {
+    batch_index = Add(Scaled(batch_index, b.shape[i]), mins[i]);
+    ref.batch *= region.ranges[i].extent;
+  }
+  ref.rows = rank >= 2 ? region.ranges[rank - 2].extent : 1;
+  ref.cols = rank >= 1 ? region.ranges[rank - 1].extent : 1;
+  ref.row_min = rank >= 2 ? mins[rank - 2] : OpImm(0);
+  ref.col_min = rank >= 1 ? mins[rank - 1] : OpImm(0);
+  const size_t row_dim = rank - 2;  // only used when rank >= 2
+  const size_t col_dim = rank - 1;
+  const int64_t es = l.elem_bytes;
+
+  Opnd offset = Scaled(batch_index, l.matrix_bytes);
+  switch (l.kind) {
+    case LayoutKind::kND:
+      offset = Add(offset, Add(Scaled(ref.row_min, l.pitch), Scaled(ref.col_min, es)));
+      break;
+    case LayoutKind::kZN:  // ((c / C0) * P + r) * C0 * es with c % C0 == 0
+      if (rank >= 1)
+        TILEJIT_RETURN_IF_ERROR(CheckAligned(*this, region, col_dim, ref.col_min, l.c0, "column"));
+      offset = Add(offset, Add(Scaled(ref.col_min, l.pitch * es), Scaled(ref.row_min, l.c0 * es)));
+      break;
+    case LayoutKind::kZZ: {  // ((r / 16) * kf + c / C0) * 512, both fractal-aligned
+      if (rank >= 2)
+        TILEJIT_RETURN_IF_ERROR(CheckAligned(*this, region, row_dim, ref.row_min, 16, "row"));
+      if (rank >= 1)
+        TILEJIT_RETURN_IF_ERROR(CheckAligned(*this, region, col_dim, ref.col_min, l.c0, "column"));
+      const int64_t kf = CeilDiv(l.cols, l.c0);
+      offset = Add(offset, Add(Scaled(ref.row_min, kf * 32), Scaled(ref.col_min, 16 * es)));
+      break;
+    }
+    case LayoutKind::kNZ: {  // ((r / C0) * nf + c / 16) * 512, both fractal-aligned
+      if (rank >= 2)
+        TILEJIT_RETURN_IF_ERROR(CheckAligned(*this, region, row_dim, ref.row_min, l.c0, "row"));
+      if (rank >= 1)
+        TILEJIT_RETURN_IF_ERROR(CheckAligned(*this, region, col_dim, ref.col_min, 16, "column"));
+      const int64_t nf = CeilDiv(l.cols, 16);
+      offset = Add(offset, Add(Scaled(ref.row_min, nf * 16 * es), Scaled(ref.col_min, 32)));
+      break;
+    }
+    case LayoutKind::kRegister:
+      TILEJIT_UNREACHABLE();
+  }
+
+  if (b.scope == ir::MemScope::kGM) {
+    ref.address = Add(ParamBase(region.buffer), offset);
+  } else {
+    if (!b.address.has_value()) {
+      diag().Error(b.loc.known() ? b.loc : loc())
+          << ir::MemScopeName(b.scope) << " buffer '" << b.name
+          << "' has no address (memory planning did not place it)";
+      return diag().ToStatus();
+    }
+    ref.address = Add(OpImm(*b.address), offset);
+  }
+  return ref;
+}
+
+Result<Opnd> Emitter::State::ElementAddress(const ir::Buffer& buffer,
+                                            const std::vector<ir::Expr>& idx, SourceLoc loc) {
+  if (buffer->scope != ir::MemScope::kGM && buffer->scope != ir::MemScope::kUB) {
+    e->diag().Error(loc) << "scalar access to " << ir::MemScopeName(buffer->scope) << " buffer '"
+                         << buffer->name << "' (only GM, UB and alloc_var scalars are addressable "
+                         << "by the scalar unit)";
+    return e->diag().ToStatus();
+  }
+  if (buffer->scope == ir::MemScope::kUB && e->core() != target::CoreType::kAiv) {
+    e->diag().Error(loc) << "scalar access to UB buffer '" << buffer->name
+                         << "' in cube-core code (UB belongs to the vector cores)";
+    return e->diag().ToStatus();
+  }
+  TILEJIT_CHECK(idx.size() == buffer->shape.size()) << "element access with wrong index count";
+  ir::Region region;
+  region.buffer = buffer;
+  region.loc = loc;
+  for (const auto& i : idx) region.ranges.push_back(ir::Range{i, 1});
+  TILEJIT_ASSIGN_OR_RETURN(RegionRef ref, e->RegionAddress(region));
+  return ref.address;
+}
+
+}  // namespace tilejit::codegen

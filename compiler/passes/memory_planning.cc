@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sequential placement. The plan is built in two steps per memory (check the author's
+// annotations, then place the rest around them) over a list of items that records, for each
+// buffer, its layout and its allocation position. Liveness-based reuse (the next issue) only
+// changes the second step: it will add a lifetime to each item and let placement consider an
+// interval free once every buffer occupying it is dead, so the data structures already keep
+// the allocation order and the occupied intervals explicitly.
+#include "compiler/passes/memory_planning.h"
+
+#include <algorithm>
+#include <array>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/tile_layout.h"
+#include "compiler/ir/mutator.h"
+#include "compiler/ir/visitor.h"
+
+namespace tilejit::passes {
+namespace {
+
+struct Item {
+  ir::Buffer buffer;
+  SourceLoc loc;  // the Allocate's
+  codegen::TileLayout layout;
+  int64_t address = -1;
+  int64_t end() const { return address + layout.bytes; }
+};
+
+// On-chip Allocates in allocation (pre-order) order.
+class AllocCollector : public ir::Visitor {
+ public:
+  std::vector<const ir::AllocateNode*> allocs;
+
+ protected:
+  void VisitAllocate(const ir::AllocateNode& op) override {
+    allocs.push_back(&op);
+    ir::Visitor::VisitAllocate(op);
+  }
+};
+
+bool IsPlacedScope(ir::MemScope s) {
+  return s == ir::MemScope::kL1 || s == ir::MemScope::kL0A || s == ir::MemScope::kL0B ||
+         s == ir::MemScope::kL0C || s == ir::MemScope::kUB;
+}
+
+std::string Quoted(const ir::Buffer& b) { return "'" + b->name + "'"; }
+
+std::string Interval(const Item& it) {
+  std::ostringstream os;
+  os << "[" << it.address << ", " << it.end() << ")";
+  return os.str();
+}
+
+class MemoryPlanner {
+ public:
+  MemoryPlanner(target::Mem mem, int64_t capacity, PassContext& ctx)
+      : mem_(mem), capacity_(capacity), ctx_(ctx) {}
+
+  void Add(Item item) { items_.push_back(std::move(item)); }
+  bool empty() const { return items_.empty(); }
+  target::Mem mem() const { return mem_; }
+  const std::vector<Item>& items() const { return items_; }
+
+  // Places every item; returns false after reporting a diagnostic.
+  bool Plan() { return CheckAnnotations() && PlaceOthers(); }
+
+  int64_t HighWater() const {
+    int64_t hw = 0;
+    for (const Item& it : items_) hw = std::max(hw, it.end());
+    return hw;
+  }
+
+ private:
+  std::string_view MemName() const { return target::MemName(mem_); }
+
+  bool CheckAnnotations() {
+    bool ok = true;
+    for (Item& it : items_) {
+      if (!it.buffer->address) continue;
+      it.address = *it.buffer->address;
+      if (it.address < 0 || it.address % it.layout.align != 0) {
+        ctx_.diag->Error(it.loc) << "annotated address " << it.address << " of " << MemName()
+                                 << " buffer " << Quoted(it.buffer)
+                                 << " is not a multiple of its alignment " << it.layout.align;
+        ok = false;
+      } else if (it.end() > capacity_) {
+        ctx_.diag->Error(it.loc) << MemName() << " buffer " << Quoted(it.buffer) << " annotated at "
+                                 << Interval(it) << " runs past the " << capacity_ << " bytes of "
+                                 << MemName();
+        ok = false;
+      } else {
+        annotated_.push_back(&it);
+      }
+    }
+    std::stable_sort(annotated_.begin(), annotated_.end(),
+                     [](const Item* a, const Item* b) { return a->address < b->address; });
+    for (size_t i = 1; i < annotated_.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        const Item& a = *annotated_[j];
+        const Item& b = *annotated_[i];
+        if (a.end() <= b.address) continue;
+        ctx_.diag->Error(b.loc) << "annotated " << MemName() << " buffers " << Quoted(a.buffer)
+                                << " at " << Interval(a) << " and " << Quoted(b.buffer) << " at "
+                                << Interval(b) << " overlap";
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  // The lowest offset >= `from`, aligned, where `it` collides with no annotated buffer.
+  int64_t NextFree(int64_t from, const Item& it) const {
+    int64_t addr = codegen::RoundUp(from, it.layout.align);
+    for (const Item* a : annotated_) {  // sorted by address
+      if (addr + it.layout.bytes <= a->address || a->end() <= addr) continue;
+      addr = codegen::RoundUp(a->end(), it.layout.align);
+    }
+    return addr;
+  }
+
+  bool PlaceOthers() {
+    int64_t cursor = 0;
+    int64_t used = 0;
+    for (const Item* a : annotated_) used += a->layout.bytes;
+    for (Item& it : items_) {
+      if (it.buffer->address) continue;
+      int64_t addr = NextFree(cursor, it);
+      if (addr + it.layout.bytes > capacity_) {
+        ReportOverflow(it, capacity_ - used);
+        return false;
+      }
+      it.address = addr;
+      cursor = it.end();
+      used += it.layout.bytes;
+    }
+    return true;
+  }
+
+  void ReportOverflow(const Item& it, int64_t free_bytes) {
+    std::vector<const Item*> by_size;
+    for (const Item& x : items_) by_size.push_back(&x);
+    std::stable_sort(by_size.begin(), by_size.end(), [](const Item* a, const Item* b) {
+      return a->layout.bytes > b->layout.bytes;
+    });
+    std::ostringstream note;
+    note << "largest buffers in " << MemName() << ":";
+    for (size_t i = 0; i < by_size.size() && i < 3; ++i) {
+      note << (i == 0 ? " " : ", ") << Quoted(by_size[i]->buffer) << " " << by_size[i]->layout.bytes
+           << " bytes";
+    }
+    ctx_.diag->Error(it.loc).Note(by_size.front()->loc, note.str())
+        << MemName() << " buffer " << Quoted(it.buffer) << " needs " << it.layout.bytes
+        << " bytes but only " << std::max<int64_t>(free_bytes, 0) << " of the " << capacity_
+        << " bytes of " << MemName() << " are free";
+  }
+
+  target::Mem mem_;
+  int64_t capacity_;
+  PassContext& ctx_;
+  std::vector<Item> items_;
+  std::vector<Item*> annotated_;
+};
+
+constexpr std::array<target::Mem, 5> kPlacedMems = {
+    target::Mem::kL1, target::Mem::kL0A, target::Mem::kL0B, target::Mem::kL0C, target::Mem::kUB};
+
+int64_t CapacityOf(const target::NpuTarget& t, target::Mem m) {
+  const target::MemInfo* info = target::MemInfoOf(t, m);
+  TILEJIT_CHECK(info != nullptr) << "target has no " << target::MemName(m);
+  return info->bytes.value;
+}
+
+}  // namespace
+
+Result<ir::Kernel> MemoryPlanning(const ir::Kernel& kernel, PassContext& ctx) {
+  TILEJIT_CHECK(ctx.target != nullptr && ctx.diag != nullptr) << "PassContext incomplete";
+  if (ctx.configs.memory_planning && !ctx.configs.auto_sync) {
+    ctx.diag->Warning(kernel.loc)
+        << "TL_ASCEND_MEMORY_PLANNING without TL_ASCEND_AUTO_SYNC places buffers sequentially "
+           "without reuse: the kernel's own syncs cannot order a reuse they do not know about";
+  }
+  AllocCollector collector;
+  collector.Visit(kernel.body);
+
+  std::vector<MemoryPlanner> planners;
+  for (target::Mem m : kPlacedMems) planners.emplace_back(m, CapacityOf(*ctx.target, m), ctx);
+  for (const ir::AllocateNode* alloc : collector.allocs) {
+    const ir::Buffer& b = alloc->buffer;
+    if (b->scope == ir::MemScope::kLocalVar || b->scope == ir::MemScope::kGM) continue;
+    if (!IsPlacedScope(b->scope)) {
+      ctx.diag->Error(alloc->loc) << "buffer " << Quoted(b) << " still has the unresolved scope "
+                                  << ir::MemScopeName(b->scope)
+                                  << "; memory planning needs l1, l0a, l0b, l0c or ub";
+      continue;
+    }
+    target::Mem mem = codegen::MemOf(b->scope);
+    auto& planner =
+        planners[std::find(kPlacedMems.begin(), kPlacedMems.end(), mem) - kPlacedMems.begin()];
+    planner.Add(Item{b, alloc->loc, codegen::LayoutOf(*b, *ctx.target)});
+  }
+  if (ctx.diag->has_errors()) return ctx.diag->ToStatus();
+
+  ir::BufferMap placed;
+  for (MemoryPlanner& planner : planners) {
+    if (planner.empty()) continue;
+    if (!planner.Plan()) continue;  // diagnosed; keep checking the other memories
+    ctx.Count(std::string(target::MemName(planner.mem())) + "_bytes", planner.HighWater());
+    for (const Item& it : planner.items()) {
+      if (it.buffer->address == it.address) continue;
+      ir::BufferNode node = *it.buffer;
+      node.address = it.address;
+      placed[it.buffer.get()] = ir::MakeBuffer(std::move(node));
+    }
+  }
+  if (ctx.diag->has_errors()) return ctx.diag->ToStatus();
+  if (placed.empty()) return kernel;
+  return ir::SubstituteBuffers(kernel, placed);
+}
+
+}  // namespace tilejit::passes

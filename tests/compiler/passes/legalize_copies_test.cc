@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "compiler/passes/legalize_copies.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "pass_test_util.h"
+
+namespace tilejit::passes {
+namespace {
+
+using testing::PassRunner;
+
+// Buffers of every scope; `body` uses them.
+std::string Kernel(std::string_view body) {
+  return std::string(
+             "param %p0: gm float16[64, 64] input\n"
+             "param %p1: gm float32[64, 64] output\n"
+             "out_idx = [1]\n"
+             "workspace_idx = []\n"
+             "launch(1, threads=0) (%cid, %vid) {\n"
+             "  alloc %l1_0: l1 float16[64, 64]\n"
+             "  alloc %l0a_0: l0a float16[64, 64]\n"
+             "  alloc %l0b_0: l0b float16[64, 64]\n"
+             "  alloc %l0c_0: l0c float32[64, 64]\n"
+             "  alloc %ub_0: ub float16[64, 64]\n"
+             "  alloc %ub_1: ub float32[64, 64]\n") +
+         std::string(body) + "}\n";
+}
+
+TEST(LegalizeCopies, KeepsEveryLegalPathUnchanged) {
+  std::string text = Kernel(
+      "  copy(%l1_0, %p0)\n"
+      "  copy(%ub_0, %p0)\n"
+      "  copy(%p1, %ub_1)\n"
+      "  copy(%ub_0[0:+32, :], %ub_0[32:+32, :])\n"
+      "  copy(%p0, %l1_0)\n"
+      "  copy(%l0a_0, %l1_0)\n"
+      "  copy(%l0b_0, %l1_0) {transpose=true}\n"
+      "  copy(%p1, %l0c_0) {enable_relu=true}\n"
+      "  copy(%p0, %l0c_0)\n"
+      "  copy(%l1_0, %l0c_0)\n"
+      "  copy(%ub_1[0:+1, :], %p1[%cid:+1, :])\n");
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, text), text);
+  EXPECT_EQ(r.ctx.stats["copies"], 11);
+}
+
+TEST(LegalizeCopies, IllegalPathNamesThePathAndTheAlternatives) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%l0a_0, %ub_0)\n")), "");
+  EXPECT_EQ(r.FirstError(),
+            "copy ub -> l0a is not a legal path; legal from ub: ub -> gm, ub -> ub; legal into "
+            "l0a: l1 -> l0a");
+  EXPECT_EQ(r.FirstErrorLine(), 12u);
+}
+
+TEST(LegalizeCopies, L0aToL1IsIllegal) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%l1_0, %l0a_0)\n")), "");
+  EXPECT_EQ(r.FirstError(),
+            "copy l0a -> l1 is not a legal path; legal from l0a: none; legal into l1: gm -> l1, "
+            "l0c -> l1");
+}
+
+TEST(LegalizeCopies, GmToL0IsStagedThroughL1) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%l0b_0, %p0)\n")), "");
+  EXPECT_EQ(r.FirstError(),
+            "copy gm -> l0b is not supported by this ISA: stage through L1 (gm -> l1, then l1 -> "
+            "l0b)");
+}
+
+TEST(LegalizeCopies, CrossCoreCopyInExpertKernelSuggestsAWorkspace) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  scope cube {\n    copy(%ub_1, %l0c_0)\n  }\n")), "");
+  EXPECT_EQ(r.FirstError(),
+            "copy l0c -> ub has no on-chip path on Ascend910B2: declare a GM workspace "
+            "(workspace_idx), copy l0c -> gm on the cube core and gm -> ub on the vector core, "
+            "ordered with set_cross_flag / wait_cross_flag (the compiler stages it itself only "
+            "with TL_ASCEND_AUTO_CV_COMBINE on and no T.Scope)");
+}
+
+TEST(LegalizeCopies, CrossCoreCopyWithoutCvCombineIsADiagnostic) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%l1_0, %ub_0)\n")), "");
+  EXPECT_NE(r.FirstError().find("copy ub -> l1 has no on-chip path on Ascend910B2: declare a GM "
+                                "workspace (workspace_idx), copy ub -> gm on the vector core and "
+                                "gm -> l1 on the cube core"),
+            std::string::npos)
+      << r.FirstError();
+}
+
+TEST(LegalizeCopies, CrossCoreCopiesWithCvCombineAreLeftForTheWorkspacePass) {
+  std::string text = Kernel("  copy(%ub_1, %l0c_0)\n  copy(%l1_0, %ub_0)\n");
+  PassRunner r;
+  r.ctx.configs.auto_cv_combine = true;
+  EXPECT_EQ(r.Run(LegalizeCopies, text), text);
+  EXPECT_EQ(r.ctx.stats["cv_round_trips"], 2);
+}
+
+TEST(LegalizeCopies, CvCombineDoesNotCoverKernelsWithExplicitScopes) {
+  PassRunner r;
+  r.ctx.configs.auto_cv_combine = true;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  scope vector {\n    copy(%l1_0, %ub_0)\n  }\n")), "");
+  EXPECT_NE(r.FirstError().find("copy ub -> l1 has no on-chip path"), std::string::npos);
+}
+
+TEST(LegalizeCopies, ShapeMismatchIsADiagnostic) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%ub_0[0:+32, :], %p0[0:+32, 0:+32])\n")), "");
+  EXPECT_EQ(r.FirstError(), "copy shape mismatch: source is [32, 32] but destination is [32, 64]");
+}
+
+TEST(LegalizeCopies, TransposedLoadSwapsTheSourceShape) {
+  std::string ok = Kernel("  copy(%l0a_0[0:+32, :], %l1_0[:, 0:+32]) {transpose=true}\n");
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, ok), ok);
+  PassRunner bad;
+  EXPECT_EQ(bad.Run(LegalizeCopies, Kernel("  copy(%l0a_0[0:+32, :], %l1_0[0:+32, :]) "
+                                           "{transpose=true}\n")),
+            "");
+  EXPECT_EQ(bad.FirstError(),
+            "copy shape mismatch: source is [32, 64] (transposed) but destination is [32, 64]");
+}
+
+TEST(LegalizeCopies, DtypeConversionOnlyOnFixpipePaths) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%p1, %ub_0)\n")), "");
+  EXPECT_EQ(r.FirstError(),
+            "copy ub -> gm cannot convert float16 to float32: only the fixpipe paths (l0c -> gm, "
+            "l0c -> l1) convert dtypes; use cast on the vector core");
+}
+
+TEST(LegalizeCopies, FixpipeRejectsConversionsItCannotDo) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies,
+                  "param %p0: gm int8[16, 16] output\nout_idx = [0]\nworkspace_idx = []\n"
+                  "launch(1, threads=0) (%cid, %vid) {\n"
+                  "  alloc %l0c_0: l0c float32[16, 16]\n"
+                  "  copy(%p0, %l0c_0)\n}\n"),
+            "");
+  EXPECT_EQ(r.FirstError(),
+            "copy l0c -> gm cannot convert float32 to int8: the fixpipe converts float32 to "
+            "float32, float16 or bfloat16 and int32 to int32");
+}
+
+TEST(LegalizeCopies, ReluOnlyOnFixpipePaths) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%ub_0, %p0) {enable_relu=true}\n")), "");
+  EXPECT_EQ(r.FirstError(),
+            "enable_relu is only supported on the fixpipe paths (l0c -> gm, l0c -> l1), not on "
+            "gm -> ub");
+}
+
+TEST(LegalizeCopies, TransposeOnlyOnSixteenBitL0Loads) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%ub_0, %p0) {transpose=true}\n")), "");
+  EXPECT_EQ(r.FirstError(),
+            "transpose is only supported on l1 -> l0a and l1 -> l0b loads, not on gm -> ub");
+  PassRunner f32;
+  EXPECT_EQ(f32.Run(LegalizeCopies,
+                    "param %p0: gm float32[16, 16] input\nout_idx = []\nworkspace_idx = []\n"
+                    "launch(1, threads=0) (%cid, %vid) {\n"
+                    "  alloc %l1_0: l1 float32[16, 16]\n"
+                    "  alloc %l0a_0: l0a float32[16, 16]\n"
+                    "  copy(%l0a_0, %l1_0) {transpose=true}\n}\n"),
+            "");
+  EXPECT_EQ(f32.FirstError(), "a transposing l1 -> l0a load needs a 16-bit dtype, not float32");
+}
+
+TEST(LegalizeCopies, VarOperandIsADiagnostic) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  alloc %var_0: var float16[1]\n"
+                                         "  copy(%var_0, %ub_0[0:+1, 0:+1])\n")),
+            "");
+  EXPECT_EQ(r.FirstError(),
+            "copy ub -> var has an operand in scope var, which is not a memory a copy can move "
+            "data in");
+}
+
+}  // namespace
+}  // namespace tilejit::passes
