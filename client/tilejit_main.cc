@@ -1,101 +1,175 @@
 // SPDX-License-Identifier: Apache-2.0
-// The `tilejit` command-line tool. Offline mode: `tilejit compile FILE --entry NAME ...
-// --emit ir|key` runs the frontend in-process and prints the canonical IR or the cache key.
-// Diagnostics (errors and warnings) go to stderr; any error gives exit status 1.
+// The `tilejit` command-line tool: argument parsing only; the commands live in offline.cc
+// (in-process) and service_commands.cc / admin_commands.cc (through tilejitd).
+// Diagnostics go to stderr; exit status 0 success, 1 kernel errors or findings, 2 usage/I/O.
+//
+// compile and run are offline unless a daemon is named (--server ADDR or $TILEJIT_SERVER);
+// get, health, stats, cache and trace always talk to a daemon (default localhost:50051);
+// disasm reads a binary file offline, or a handle from the daemon.
 #include <CLI/CLI.hpp>
-#include <fstream>
-#include <iostream>
-#include <sstream>
+#include <filesystem>
+#include <string>
+#include <vector>
 
-#include "client/cli_values.h"
-#include "compiler/frontend/frontend.h"
+#include "client/offline.h"
+#include "client/service_commands.h"
 
 namespace {
 
-using tilejit::frontend::FrontendRequest;
+using tilejit::client::KernelSourceOptions;
 
-struct CompileOptions {
-  std::string file;
-  std::string entry;
-  std::vector<std::string> args, kwargs, configs, globals;
-  std::string format = "tilelang";
-  std::string emit = "ir";
-  std::string target;
-  std::vector<int> out_idx, workspace_idx;
-};
-
-bool AddNamed(const std::vector<std::string>& in, const char* flag,
-              tilejit::frontend::NamedValues* out) {
-  for (const std::string& s : in) {
-    auto nv = tilejit::client::ParseNamedValue(s);
-    if (!nv) {
-      std::cerr << "tilejit: " << flag << " expects NAME=VALUE, got '" << s << "'\n";
-      return false;
-    }
-    out->push_back(std::move(*nv));
-  }
-  return true;
+// Options naming a kernel (shared by compile, run and trace).
+void AddKernelOptions(CLI::App* cmd, KernelSourceOptions* k, std::vector<int>* out_idx,
+                      std::vector<int>* ws_idx) {
+  cmd->add_option("--entry", k->entry, "the @tilelang.jit factory to specialise");
+  cmd->add_option("--arg", k->args, "a positional factory argument (repeatable)");
+  cmd->add_option("--kwarg", k->kwargs, "a keyword factory argument NAME=VALUE");
+  cmd->add_option("--config", k->configs, "a pass config KEY=VALUE (overrides the file's)");
+  cmd->add_option("--global", k->globals, "a module-level constant NAME=VALUE");
+  cmd->add_option("--format", k->format, "input format")
+      ->check(CLI::IsMember({"tilelang", "tile_ir"}));
+  cmd->add_option("--target", k->target, "target device (ascend910b2, ascend910b4)");
+  cmd->add_option("--out-idx", *out_idx, "override out_idx")->delimiter(',');
+  cmd->add_option("--workspace-idx", *ws_idx, "override workspace_idx")->delimiter(',');
 }
 
-int RunCompile(const CompileOptions& o, const CLI::App& cmd) {
-  std::ifstream in(o.file, std::ios::binary);
-  if (!in) {
-    std::cerr << "tilejit: cannot read '" << o.file << "'\n";
-    return 2;
+void ResolveIndices(const CLI::App* cmd, KernelSourceOptions* k, const std::vector<int>& out_idx,
+                    const std::vector<int>& ws_idx) {
+  if (cmd->count("--out-idx") > 0) k->out_idx = out_idx;
+  if (cmd->count("--workspace-idx") > 0) k->workspace_idx = ws_idx;
+}
+
+// Inputs and launch modes (shared by run and trace).
+void AddLaunchOptions(CLI::App* cmd, tilejit::client::RunCommandOptions* r) {
+  cmd->add_option("--in", r->inputs, "an input tensor (.npy), in parameter order (repeatable)");
+  cmd->add_option("--out", r->out_dir, "directory for out0.npy, out1.npy, ... (out_idx order)");
+  cmd->add_flag("--check", r->check, "checked mode: race, flag, bounds and init checks");
+  cmd->add_option("--perturb", r->perturb_seed, "perturbed mode with this seed");
+}
+
+CLI::App* AddCacheCommand(CLI::App& app, tilejit::client::CacheCommandOptions* o) {
+  CLI::App* cache = app.add_subcommand("cache", "administer the daemon's kernel cache");
+  cache->require_subcommand(1);
+  auto handles = [o](CLI::App* sub, bool required) {
+    auto* opt = sub->add_option("handles", o->handles, "kernel handles");
+    if (required) opt->required();
+  };
+  cache->add_subcommand("ls", "list cached kernels")
+      ->add_option("--limit", o->limit, "at most this many (0: the daemon's default)");
+  handles(cache->add_subcommand("evict", "remove kernels from the cache"), true);
+  handles(cache->add_subcommand("pin", "keep kernels from eviction"), true);
+  handles(cache->add_subcommand("unpin", "allow kernels to be evicted again"), true);
+  CLI::App* exp = cache->add_subcommand("export", "write kernels to a bundle file");
+  handles(exp, false);
+  exp->add_option("-o,--output", o->file, "the bundle file")->required();
+  cache->add_subcommand("import", "load a bundle file into the cache")
+      ->add_option("bundle", o->file, "the bundle file")
+      ->required();
+  return cache;
+}
+
+// Every option of every command, and the subcommands to tell which one ran.
+struct Cli {
+  tilejit::client::DaemonOptions daemon;
+  std::vector<int> out_idx, ws_idx;
+  tilejit::client::CompileCommandOptions compile_options;
+  tilejit::client::RunCommandOptions run_options, trace_options;
+  tilejit::client::CacheCommandOptions cache_options;
+  std::string disasm_kernel, get_handle, get_output, health_service;
+  CLI::App *compile, *run, *disasm, *get, *health, *stats, *cache, *trace;
+};
+
+void DefineGlobalOptions(CLI::App& app, Cli* cli) {
+  app.require_subcommand(1);
+  app.fallthrough();  // --server and --timeout may follow the subcommand
+  app.add_option("--server", cli->daemon.server,
+                 "tilejitd address host:port; compile and run go through it (default: offline; "
+                 "daemon-only commands use localhost:50051)")
+      ->envname("TILEJIT_SERVER");
+  app.add_option("--timeout", cli->daemon.timeout_seconds, "deadline of each daemon call, seconds");
+}
+
+void DefineKernelCommands(CLI::App& app, Cli* cli) {
+  auto& c = cli->compile_options;
+  cli->compile = app.add_subcommand("compile", "compile a kernel file");
+  cli->compile->add_option("file", c.kernel.file, "kernel source (.py) or Tile IR (.ir)")
+      ->required();
+  AddKernelOptions(cli->compile, &c.kernel, &cli->out_idx, &cli->ws_idx);
+  cli->compile->add_option("-o,--output", c.output, "write the kernel binary (ELF) here");
+  cli->compile->add_option("--emit", c.emit, "print: ir (default without -o), key or asm")
+      ->check(CLI::IsMember({"ir", "key", "asm"}));
+  cli->compile->add_option("--print-after", c.print_after, "dump the IR after a pass (or 'all')");
+  cli->compile->add_option("--stop-after", c.stop_after, "stop the pipeline after this pass");
+  cli->compile->add_flag("--time-passes", c.time_passes,
+                         "print per-pass (daemon: per-phase) times");
+
+  auto& r = cli->run_options;
+  cli->run = app.add_subcommand("run", "compile if needed and run on the simulated NPU");
+  cli->run->add_option("kernel", r.kernel.file, "kernel source, Tile IR, binary (ELF) or handle")
+      ->required();
+  AddKernelOptions(cli->run, &r.kernel, &cli->out_idx, &cli->ws_idx);
+  AddLaunchOptions(cli->run, &r);
+  cli->run->add_option("--trace", r.trace, "write a Chrome trace (JSON) here (offline)");
+  cli->run->add_flag("--profile", r.profile, "print cycles per source statement (offline)");
+
+  cli->disasm = app.add_subcommand("disasm", "disassemble a kernel binary or handle");
+  cli->disasm->add_option("kernel", cli->disasm_kernel, "kernel binary (ELF) or handle")
+      ->required();
+}
+
+void DefineDaemonCommands(CLI::App& app, Cli* cli) {
+  cli->get = app.add_subcommand("get", "fetch a kernel by handle (metadata without -o)");
+  cli->get->add_option("handle", cli->get_handle, "kernel handle")->required();
+  cli->get->add_option("-o,--output", cli->get_output, "write the kernel binary (ELF) here");
+  cli->health = app.add_subcommand("health", "check that the daemon is SERVING");
+  cli->health->add_option("--service", cli->health_service, "a service (default: the server)");
+  cli->stats = app.add_subcommand("stats", "the daemon's cache and compile counters");
+  cli->cache = AddCacheCommand(app, &cli->cache_options);
+  auto& t = cli->trace_options;
+  cli->trace = app.add_subcommand("trace", "run a kernel and write a Chrome trace");
+  cli->trace->add_option("kernel", t.kernel.file, "kernel source or handle")->required();
+  AddKernelOptions(cli->trace, &t.kernel, &cli->out_idx, &cli->ws_idx);
+  AddLaunchOptions(cli->trace, &t);
+  cli->trace->add_option("-o,--output", t.trace, "the trace file (JSON)")->required();
+}
+
+int Dispatch(Cli& cli) {
+  namespace tc = tilejit::client;
+  const bool remote = !cli.daemon.server.empty();
+  if (cli.compile->parsed()) {
+    ResolveIndices(cli.compile, &cli.compile_options.kernel, cli.out_idx, cli.ws_idx);
+    return remote ? tc::ServiceCompileCommand(cli.daemon, cli.compile_options)
+                  : tc::CompileCommand(cli.compile_options);
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  FrontendRequest req;
-  req.source = text.str();
-  req.file_name = o.file;
-  req.format = o.format == "tile_ir" ? tilejit::frontend::SourceFormat::kTileIr
-                                     : tilejit::frontend::SourceFormat::kTileLang;
-  req.entry = o.entry;
-  for (const std::string& a : o.args) req.args.push_back(tilejit::client::ParseCliValue(a));
-  if (!AddNamed(o.kwargs, "--kwarg", &req.kwargs) ||
-      !AddNamed(o.configs, "--config", &req.pass_configs) ||
-      !AddNamed(o.globals, "--global", &req.globals)) {
-    return 2;
+  if (cli.run->parsed()) {
+    ResolveIndices(cli.run, &cli.run_options.kernel, cli.out_idx, cli.ws_idx);
+    return remote ? tc::ServiceRunCommand(cli.daemon, cli.run_options)
+                  : tc::RunCommand(cli.run_options);
   }
-  if (cmd.count("--out-idx") > 0) req.out_idx = o.out_idx;
-  if (cmd.count("--workspace-idx") > 0) req.workspace_idx = o.workspace_idx;
-  if (!o.target.empty()) req.target = o.target;
-  tilejit::SourceManager sources;
-  tilejit::DiagnosticEngine diag(&sources);
-  auto result = tilejit::frontend::RunFrontend(req, &sources, &diag);
-  std::cerr << diag.RenderAll();
-  if (!result.ok()) return 1;
-  if (o.emit == "key") {
-    std::cout << tilejit::frontend::FrontendCacheKey(*result) << "\n";
-  } else {
-    std::cout << result->ir_text;
+  if (cli.disasm->parsed()) {
+    const std::string& k = cli.disasm_kernel;
+    const bool handle = !std::filesystem::exists(k) && k.starts_with("tj1_");
+    return handle ? tc::ServiceDisasmCommand(cli.daemon, k) : tc::DisasmCommand(k);
   }
-  return 0;
+  if (cli.get->parsed()) return tc::GetCommand(cli.daemon, cli.get_handle, cli.get_output);
+  if (cli.health->parsed()) return tc::HealthCommand(cli.daemon, cli.health_service);
+  if (cli.stats->parsed()) return tc::StatsCommand(cli.daemon);
+  if (cli.cache->parsed()) {
+    cli.cache_options.action = cli.cache->get_subcommands().front()->get_name();
+    return tc::CacheCommand(cli.daemon, cli.cache_options);
+  }
+  ResolveIndices(cli.trace, &cli.trace_options.kernel, cli.out_idx, cli.ws_idx);
+  return tc::TraceCommand(cli.daemon, cli.trace_options);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"tilejit: compile TileLang kernels for Ascend-class NPUs"};
-  app.require_subcommand(1);
-  CompileOptions o;
-  CLI::App* compile = app.add_subcommand("compile", "compile a kernel file offline");
-  compile->add_option("file", o.file, "kernel source (.py) or Tile IR (.ir)")->required();
-  compile->add_option("--entry", o.entry, "the @tilelang.jit factory to specialise");
-  compile->add_option("--arg", o.args, "a positional factory argument (repeatable)");
-  compile->add_option("--kwarg", o.kwargs, "a keyword factory argument NAME=VALUE");
-  compile->add_option("--config", o.configs, "a pass config KEY=VALUE (overrides the file's)");
-  compile->add_option("--global", o.globals, "a module-level constant NAME=VALUE");
-  compile->add_option("--format", o.format, "input format")
-      ->check(CLI::IsMember({"tilelang", "tile_ir"}));
-  compile->add_option("--emit", o.emit, "what to print")->check(CLI::IsMember({"ir", "key"}));
-  compile->add_option("--target", o.target, "target device (ascend910b2, ascend910b4)");
-  compile->add_option("--out-idx", o.out_idx, "override out_idx")->delimiter(',');
-  compile->add_option("--workspace-idx", o.workspace_idx, "override workspace_idx")->delimiter(',');
+  Cli cli;
+  DefineGlobalOptions(app, &cli);
+  DefineKernelCommands(app, &cli);
+  DefineDaemonCommands(app, &cli);
   CLI11_PARSE(app, argc, argv);
-  if (o.format == "tilelang" && o.entry.empty()) {
-    std::cerr << "tilejit: compile needs --entry for TileLang sources\n";
-    return 2;
-  }
-  return RunCompile(o, *compile);
+  return Dispatch(cli);
 }

@@ -11,10 +11,21 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto
   libhiredis-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libcpp-httplib-dev
   libopenblas-dev libopenblas0-pthread
-  # tests and benchmarks (Node.js, for the e2e reflection client, comes with the service: the
-  # base image may carry its own nodejs, which conflicts with Debian's npm package)
+  # tests and benchmarks (Node.js and npm for the e2e reflection client: see below)
   python3 python3-numpy python3-pytest python3-grpcio redis-server binutils
 )
+
+# Node.js and npm run the e2e reflection client (tests/e2e/service/js). Only when `npm` is
+# missing: NodeSource's nodejs package (common in base images) bundles npm and conflicts with
+# Debian's npm package, so installing Debian's npm beside it would fail or replace it.
+if ! command -v npm >/dev/null 2>&1; then
+  if dpkg-query -W -f='${Version}' nodejs 2>/dev/null | grep -q nodesource; then
+    echo "install_deps: npm is missing but nodejs is NodeSource's, which ships npm itself and" \
+      "conflicts with Debian's npm; restore it with: apt-get install --reinstall nodejs" >&2
+    exit 1
+  fi
+  PACKAGES+=(nodejs npm)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

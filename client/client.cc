@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: Apache-2.0
+// The client is deliberately thin: requests and responses are the generated messages, so a
+// field the daemon adds reaches callers without a client change. What it adds is the per-call
+// deadline, one status mapping, and typed request building shared by the CLI and tests.
+#include "client/client.h"
+
+#include <utility>
+
+namespace tilejit::client {
+namespace {
+
+// Runs one unary RPC and maps its status; `what` names the call in transport errors.
+template <typename Response, typename Fn>
+Result<Response> Unary(const std::string& address, const char* what, Fn&& fn) {
+  Response response;
+  grpc::Status st = fn(&response);
+  if (st.ok()) return response;
+  Status s = StatusFromGrpc(st);
+  if (s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded) {
+    return s.WithContext(std::string(what) + " on " + address);
+  }
+  return s;
+}
+
+void SetTypedMap(const std::vector<std::pair<std::string, v1::TypedValue>>& in,
+                 google::protobuf::Map<std::string, v1::TypedValue>* out) {
+  for (const auto& [name, value] : in) (*out)[name] = value;
+}
+
+}  // namespace
+
+const char* ServingStatusName(ServingStatus s) {
+  switch (s) {
+    case ServingStatus::kServing:
+      return "SERVING";
+    case ServingStatus::kNotServing:
+      return "NOT_SERVING";
+    case ServingStatus::kServiceUnknown:
+      return "SERVICE_UNKNOWN";
+    case ServingStatus::kUnknown:
+      break;
+  }
+  return "UNKNOWN";
+}
+
+v1::CompileRequest BuildCompileRequest(const KernelSpec& spec) {
+  v1::CompileRequest r;
+  r.set_source(spec.source);
+  r.set_file_name(spec.file_name);
+  r.set_format(spec.tile_ir ? v1::TILE_IR : v1::TILELANG);
+  r.set_entry(spec.entry);
+  for (const v1::TypedValue& v : spec.args) *r.add_typed_args() = v;
+  SetTypedMap(spec.kwargs, r.mutable_typed_kwargs());
+  SetTypedMap(spec.globals, r.mutable_typed_globals());
+  SetTypedMap(spec.pass_configs, r.mutable_typed_pass_configs());
+  if (spec.out_idx) {
+    r.set_out_idx_set(true);
+    for (int i : *spec.out_idx) r.add_out_idx(i);
+  }
+  if (spec.workspace_idx) {
+    r.set_workspace_idx_set(true);
+    for (int i : *spec.workspace_idx) r.add_workspace_idx(i);
+  }
+  r.set_target(spec.target);
+  return r;
+}
+
+Status StatusFromGrpc(const grpc::Status& status) {
+  const std::string& m = status.error_message();
+  switch (status.error_code()) {
+    case grpc::StatusCode::OK:
+      return Status::Ok();
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::FAILED_PRECONDITION:
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return InvalidArgument(m);
+    case grpc::StatusCode::NOT_FOUND:
+      return NotFound(m);
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return Status(StatusCode::kAlreadyExists, m);
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return ResourceExhausted(m);
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return DeadlineExceeded(m.empty() ? "deadline exceeded" : m);
+    case grpc::StatusCode::CANCELLED:
+      return Cancelled(m.empty() ? "cancelled" : m);
+    case grpc::StatusCode::UNAVAILABLE:
+      return Unavailable(m.empty() ? "daemon unavailable" : m);
+    case grpc::StatusCode::DATA_LOSS:
+      return Corruption(m);
+    default:
+      // UNKNOWN, INTERNAL, UNIMPLEMENTED, ABORTED, PERMISSION_DENIED, UNAUTHENTICATED: keep
+      // the wire code in the text so nothing is lost in the mapping.
+      return Internal("gRPC code " + std::to_string(static_cast<int>(status.error_code())) + ": " +
+                      m);
+  }
+}
+
+Result<std::unique_ptr<Client>> Client::Connect(const ClientOptions& options) {
+  if (options.address.empty()) return InvalidArgument("empty daemon address");
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(options.max_message_bytes);
+  args.SetMaxSendMessageSize(options.max_message_bytes);
+  auto channel =
+      grpc::CreateCustomChannel(options.address, grpc::InsecureChannelCredentials(), args);
+  return std::unique_ptr<Client>(new Client(options, std::move(channel)));
+}
+
+Client::Client(const ClientOptions& options, std::shared_ptr<grpc::Channel> channel)
+    : options_(options),
+      channel_(std::move(channel)),
+      stub_(v1::TileJit::NewStub(channel_)),
+      health_(grpc::health::v1::Health::NewStub(channel_)) {}
+
+std::unique_ptr<grpc::ClientContext> Client::NewContext() const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  ctx->set_deadline(std::chrono::system_clock::now() + options_.deadline);
+  return ctx;
+}
+
+Result<v1::CompileResponse> Client::Compile(const v1::CompileRequest& request) {
+  return Unary<v1::CompileResponse>(options_.address, "Compile", [&](auto* out) {
+    return stub_->Compile(NewContext().get(), request, out);
+  });
+}
+
+Result<v1::GetKernelResponse> Client::GetKernel(const std::string& handle, bool metadata_only) {
+  v1::GetKernelRequest req;
+  req.set_handle(handle);
+  req.set_metadata_only(metadata_only);
+  return Unary<v1::GetKernelResponse>(options_.address, "GetKernel", [&](auto* out) {
+    return stub_->GetKernel(NewContext().get(), req, out);
+  });
+}
+
+Result<v1::LaunchResponse> Client::Launch(const v1::LaunchRequest& request) {
+  return Unary<v1::LaunchResponse>(options_.address, "Launch", [&](auto* out) {
+    return stub_->Launch(NewContext().get(), request, out);
+  });
+}
+
+Result<ServingStatus> Client::Health(const std::string& service) {
+  grpc::health::v1::HealthCheckRequest req;
+  req.set_service(service);
+  using Response = grpc::health::v1::HealthCheckResponse;
+  Result<Response> r = Unary<Response>(options_.address, "Health/Check", [&](auto* out) {
+    return health_->Check(NewContext().get(), req, out);
+  });
+  if (!r.ok()) return r.status();
+  switch (r->status()) {
+    case Response::SERVING:
+      return ServingStatus::kServing;
+    case Response::NOT_SERVING:
+      return ServingStatus::kNotServing;
+    case Response::SERVICE_UNKNOWN:
+      return ServingStatus::kServiceUnknown;
+    default:
+      return ServingStatus::kUnknown;
+  }
+}
+
+Result<v1::StatsResponse> Client::Stats() {
+  return Unary<v1::StatsResponse>(options_.address, "Stats", [&](auto* out) {
+    return stub_->Stats(NewContext().get(), v1::StatsRequest(), out);
+  });
+}
+
+Result<v1::ListResponse> Client::List(uint32_t limit) {
+  v1::ListRequest req;
+  req.set_limit(limit);
+  return Unary<v1::ListResponse>(options_.address, "List", [&](auto* out) {
+    return stub_->List(NewContext().get(), req, out);
+  });
+}
+
+Result<uint32_t> Client::Evict(const std::vector<std::string>& handles) {
+  v1::EvictRequest req;
+  for (const std::string& h : handles) req.add_handles(h);
+  Result<v1::EvictResponse> r = Unary<v1::EvictResponse>(options_.address, "Evict", [&](auto* out) {
+    return stub_->Evict(NewContext().get(), req, out);
+  });
+  if (!r.ok()) return r.status();
+  return r->evicted();
+}
+
+Status Client::Pin(const std::string& handle) {
+  v1::PinRequest req;
+  req.set_handle(handle);
+  return Unary<v1::PinResponse>(options_.address, "Pin",
+                                [&](auto* out) { return stub_->Pin(NewContext().get(), req, out); })
+      .status();
+}
+
+Status Client::Unpin(const std::string& handle) {
+  v1::PinRequest req;
+  req.set_handle(handle);
+  return Unary<v1::PinResponse>(
+             options_.address, "Unpin",
+             [&](auto* out) { return stub_->Unpin(NewContext().get(), req, out); })
+      .status();
+}
+
+Result<v1::ExportResponse> Client::Export(const std::vector<std::string>& handles) {
+  v1::ExportRequest req;
+  for (const std::string& h : handles) req.add_handles(h);
+  return Unary<v1::ExportResponse>(options_.address, "Export", [&](auto* out) {
+    return stub_->Export(NewContext().get(), req, out);
+  });
+}
+
+Result<v1::ImportResponse> Client::Import(const std::string& bundle) {
+  v1::ImportRequest req;
+  req.set_bundle(bundle);
+  return Unary<v1::ImportResponse>(options_.address, "Import", [&](auto* out) {
+    return stub_->Import(NewContext().get(), req, out);
+  });
+}
+
+}  // namespace tilejit::client

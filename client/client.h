@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// tilejit::Client: the C++ client of the tilejitd daemon (DESIGN.md section 7), a thin layer
+// over the generated tilejit.v1.TileJit and grpc.health.v1.Health stubs.
+//
+//   ClientOptions options;                 // address localhost:50051, 60 s per call
+//   auto client = Client::Connect(options);
+//   v1::CompileRequest req;                // or KernelSpec + BuildCompileRequest (below)
+//   ...
+//   Result<v1::CompileResponse> r = (*client)->Compile(req);
+//   if (r.ok() && r->ok()) { /* r->handle(), r->key(), r->metadata(), r->tier() */ }
+//
+// Errors: every RPC failure becomes a Status, mapped from the gRPC code in one place
+// (StatusFromGrpc). A kernel with compile errors is NOT an RPC failure: the response arrives
+// with ok() false and located diagnostics, exactly as the daemon sends it.
+//
+// Deadlines: each call gets ClientOptions::deadline from the moment it starts.
+//
+// Ownership and threading: a Client owns its channel; it is thread-safe (gRPC stubs are), and
+// one Client may serve any number of concurrent calls.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "common/status.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "tilejit/v1/tilejit.grpc.pb.h"
+
+namespace tilejit::client {
+
+inline constexpr char kDefaultServerAddress[] = "localhost:50051";
+
+struct ClientOptions {
+  std::string address = kDefaultServerAddress;  // host:port
+  std::chrono::milliseconds deadline{60'000};   // per call
+  int max_message_bytes = 64 << 20;             // both directions; the daemon's default
+};
+
+// The daemon's reply to a health check of one service ("" is the whole server).
+enum class ServingStatus { kUnknown, kServing, kNotServing, kServiceUnknown };
+const char* ServingStatusName(ServingStatus s);  // "SERVING", "NOT_SERVING", ...
+
+// A TileLang (or Tile IR) kernel named the way the CLI names it: values already typed.
+struct KernelSpec {
+  std::string source;
+  std::string file_name;  // diagnostics' file name
+  bool tile_ir = false;   // format TILE_IR instead of TILELANG
+  std::string entry;
+  std::vector<v1::TypedValue> args;
+  std::vector<std::pair<std::string, v1::TypedValue>> kwargs, globals, pass_configs;
+  std::optional<std::vector<int>> out_idx, workspace_idx;
+  std::string target;  // empty: the daemon's default
+};
+
+// The CompileRequest for `spec` (typed fields, so 64 and 64.0 stay distinct).
+v1::CompileRequest BuildCompileRequest(const KernelSpec& spec);
+
+// The one place gRPC status codes become tilejit Status codes.
+Status StatusFromGrpc(const grpc::Status& status);
+
+class Client {
+ public:
+  // Creates the channel. Does not wait for the daemon: an unreachable address shows as
+  // kUnavailable on the first call. kInvalidArgument for an empty address.
+  static Result<std::unique_ptr<Client>> Connect(const ClientOptions& options);
+
+  Result<v1::CompileResponse> Compile(const v1::CompileRequest& request);
+  Result<v1::GetKernelResponse> GetKernel(const std::string& handle, bool metadata_only = false);
+  Result<v1::LaunchResponse> Launch(const v1::LaunchRequest& request);
+  Result<ServingStatus> Health(const std::string& service = "");
+
+  Result<v1::StatsResponse> Stats();
+  Result<v1::ListResponse> List(uint32_t limit = 0);
+  Result<uint32_t> Evict(const std::vector<std::string>& handles);
+  Status Pin(const std::string& handle);
+  Status Unpin(const std::string& handle);
+  // A serialised KernelBundle of `handles` (empty: every entry).
+  Result<v1::ExportResponse> Export(const std::vector<std::string>& handles);
+  Result<v1::ImportResponse> Import(const std::string& bundle);
+
+  const ClientOptions& options() const { return options_; }
+
+ private:
+  Client(const ClientOptions& options, std::shared_ptr<grpc::Channel> channel);
+  // A context carrying this client's per-call deadline.
+  std::unique_ptr<grpc::ClientContext> NewContext() const;
+
+  ClientOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::TileJit::Stub> stub_;
+  std::unique_ptr<grpc::health::v1::Health::Stub> health_;
+};
+
+}  // namespace tilejit::client
+
+namespace tilejit {
+using client::Client;  // DESIGN.md names it tilejit::Client
+}  // namespace tilejit

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kept line-compatible with the offline report ("status: ...", "<kind>: ...") so scripts that
+// grep a run's output work the same with and without --server.
+#include "client/launch_text.h"
+
+#include <sstream>
+
+namespace tilejit::client {
+
+std::string FormatLaunchResponse(const v1::LaunchResponse& r) {
+  std::ostringstream os;
+  os << "status: " << (r.ok() ? "OK" : r.error().empty() ? "findings" : r.error()) << "\n";
+  os << "kernel cycles: " << r.kernel_cycles() << " (" << r.waves() << " wave(s); launch overhead "
+     << r.launch_overhead_cycles() << ")\n";
+  os << "instructions: " << r.instructions() << "\n";
+  for (const v1::LaunchFinding& f : r.findings()) {
+    os << f.kind() << ": " << f.message() << "\n";
+  }
+  if (r.findings_suppressed() > 0) {
+    os << "(" << r.findings_suppressed() << " more findings suppressed)\n";
+  }
+  return os.str();
+}
+
+}  // namespace tilejit::client

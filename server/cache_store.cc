@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "server/cache_store.h"
+
+#include <cstdlib>
+#include <utility>
+
+namespace tilejit::server {
+namespace {
+
+constexpr std::string_view kMetadataBlob = "metadata.json";
+constexpr size_t kMaxDecoded = 4096;  // bound on the decoded-record map
+
+}  // namespace
+
+std::string DefaultCachePath() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/tilejit/kernels.sqlite";
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr ? home : ".") + "/.cache/tilejit/kernels.sqlite";
+}
+
+CacheKernelStore::CacheKernelStore(std::unique_ptr<cache::SqliteStore> sqlite,
+                                   const CacheStoreOptions& options)
+    : sqlite_(std::move(sqlite)),
+      tiered_(cache::TieredCacheOptions{options.memory_bytes, options.ttl_ms, {}},
+              {sqlite_.get()}) {}
+
+Result<std::unique_ptr<CacheKernelStore>> CacheKernelStore::Open(const CacheStoreOptions& options,
+                                                                 std::string* open_report) {
+  cache::SqliteStoreOptions so;
+  so.path = options.path;
+  so.max_bytes = options.max_bytes;
+  so.ttl_ms = options.ttl_ms;
+  TILEJIT_ASSIGN_OR_RETURN(std::unique_ptr<cache::SqliteStore> sqlite,
+                           cache::SqliteStore::Open(so));
+  if (open_report != nullptr) *open_report = sqlite->open_report().ToString();
+  return std::unique_ptr<CacheKernelStore>(new CacheKernelStore(std::move(sqlite), options));
+}
+
+Result<std::shared_ptr<const KernelRecord>> CacheKernelStore::Decode(
+    const std::shared_ptr<const cache::Entry>& e) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = decoded_.find(e->key);
+    if (it != decoded_.end() && it->second.entry == e) return it->second.record;
+  }
+  auto meta = e->side.find(kMetadataBlob);
+  if (meta == e->side.end()) return Corruption("cache entry has no metadata blob");
+  TILEJIT_ASSIGN_OR_RETURN(target::KernelMetadata metadata,
+                           target::ParseKernelMetadata(meta->second));
+  auto record = std::make_shared<KernelRecord>();
+  record->key = e->key;
+  record->binary = e->binary;
+  record->metadata = std::move(metadata);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (decoded_.size() >= kMaxDecoded) decoded_.clear();
+  decoded_[e->key] = Decoded{e, record};
+  return std::shared_ptr<const KernelRecord>(record);
+}
+
+Result<StoreHit> CacheKernelStore::Get(std::string_view key) {
+  TILEJIT_ASSIGN_OR_RETURN(cache::CacheHit hit, tiered_.Get(key));
+  Result<std::shared_ptr<const KernelRecord>> record = Decode(hit.entry);
+  if (!record.ok()) {
+    // An entry we cannot read is as good as missing: drop it so the recompile replaces it.
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++undecodable_;
+    }
+    (void)tiered_.Evict(key);
+    return NotFound("cache entry for " + std::string(key) +
+                    " was unreadable: " + record.status().message());
+  }
+  return StoreHit{*record, std::string(hit.tier)};
+}
+
+Status CacheKernelStore::Put(std::shared_ptr<const KernelRecord> kernel) {
+  TILEJIT_ASSIGN_OR_RETURN(std::string metadata, target::SerializeKernelMetadata(kernel->metadata));
+  cache::Entry entry;
+  entry.key = kernel->key;
+  entry.binary = kernel->binary;
+  entry.side.emplace(std::string(kMetadataBlob), std::move(metadata));
+  return tiered_.Put(std::move(entry));
+}
+
+Status CacheKernelStore::Evict(std::string_view key) { return tiered_.Evict(key); }
+Status CacheKernelStore::Pin(std::string_view key) { return tiered_.Pin(key); }
+Status CacheKernelStore::Unpin(std::string_view key) { return tiered_.Unpin(key); }
+
+Result<std::vector<StoreEntryInfo>> CacheKernelStore::List(size_t limit) {
+  cache::ListOptions options;
+  options.limit = limit;
+  TILEJIT_ASSIGN_OR_RETURN(std::vector<cache::EntryInfo> entries, sqlite_->List(options));
+  std::vector<StoreEntryInfo> out;
+  out.reserve(entries.size());
+  for (const cache::EntryInfo& e : entries) out.push_back({e.key, e.bytes, e.pinned});
+  return out;
+}
+
+StoreStats CacheKernelStore::Stats() {
+  StoreStats s;
+  Result<cache::StoreStats> sq = sqlite_->Stats();
+  if (sq.ok()) {
+    s.entries = sq->entries;
+    s.bytes = sq->bytes;
+    s.evictions = sq->evictions + sq->expirations;
+    s.corruptions = sq->corruptions;
+    s.write_failures = sq->write_failures;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  s.corruptions += undecodable_;
+  return s;
+}
+
+}  // namespace tilejit::server

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// Flags and file share one table of settings so that the two can never disagree on names:
+// each row binds a name to a DaemonConfig field, and both the CLI11 option and the TOML key
+// are made from it.
+#include "server/config.h"
+
+#include <toml++/toml.h>
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+namespace tilejit::server {
+namespace {
+
+struct Setting {
+  const char* name;  // flag --name, TOML key name (with '_' for '-')
+  const char* help;
+  std::function<CLI::Option*(CLI::App&, DaemonConfig&)> flag;
+  std::function<bool(const toml::node&, DaemonConfig&)> from_toml;  // false: wrong type
+};
+
+template <typename T>
+Setting Row(const char* name, const char* help, T DaemonConfig::*field) {
+  Setting s{name, help, nullptr, nullptr};
+  s.flag = [name, help, field](CLI::App& app, DaemonConfig& c) -> CLI::Option* {
+    if constexpr (std::is_same_v<T, bool>) {
+      return app.add_flag(std::string("--") + name, c.*field, help);
+    } else {
+      return app.add_option(std::string("--") + name, c.*field, help)->capture_default_str();
+    }
+  };
+  s.from_toml = [field](const toml::node& node, DaemonConfig& c) {
+    if constexpr (std::is_same_v<T, bool>) {
+      if (auto v = node.value<bool>()) return c.*field = *v, true;
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (auto v = node.value<std::string>()) return c.*field = *v, true;
+    } else {
+      if (auto v = node.value<int64_t>(); v && *v >= 0) {
+        return c.*field = static_cast<T>(*v), true;
+      }
+    }
+    return false;
+  };
+  return s;
+}
+
+std::vector<Setting> Settings() {
+  using C = DaemonConfig;
+  return {
+      Row("listen", "gRPC address host:port (port 0: any free port)", &C::listen),
+      Row("metrics-port", "Prometheus /metrics HTTP port (0: off)", &C::metrics_port),
+      Row("metrics-host", "Address the metrics port binds", &C::metrics_host),
+      Row("cache-path", "SQLite cache file (default: $XDG_CACHE_HOME/tilejit/kernels.sqlite)",
+          &C::cache_path),
+      Row("memory-only", "Keep kernels in memory only (no SQLite)", &C::memory_only),
+      Row("cache-max-bytes", "SQLite cache size cap (LRU eviction)", &C::cache_max_bytes),
+      Row("cache-ttl-seconds", "Cache entry lifetime (0: none)", &C::cache_ttl_seconds),
+      Row("memory-cache-bytes", "In-process cache tier budget", &C::memory_cache_bytes),
+      Row("workers", "Back-end compile threads", &C::workers),
+      Row("queue-capacity", "Compiles that may wait for a worker", &C::queue_capacity),
+      Row("memo-capacity", "Request digests remembered (repeat requests skip the frontend)",
+          &C::memo_capacity),
+      Row("max-message-bytes", "gRPC message size limit (both directions)", &C::max_message_bytes),
+      Row("max-rpc-threads", "Concurrent RPCs before gRPC refuses calls", &C::max_rpc_threads),
+      Row("error-ttl-ms", "How long kernel compile errors are served from memory",
+          &C::error_ttl_ms),
+      Row("max-launch-gm-bytes", "Cap on a Launch's GM tensors", &C::max_launch_gm_bytes),
+      Row("max-instruction-budget", "Cap on a Launch's instruction budget",
+          &C::max_instruction_budget),
+      Row("max-concurrent-launches", "Simulations running at once", &C::max_concurrent_launches),
+      Row("drain-grace-seconds", "On SIGTERM, how long in-flight RPCs may finish",
+          &C::drain_grace_seconds),
+      Row("log-level", "trace, debug, info, warn, error or off", &C::log_level),
+  };
+}
+
+std::string TomlKey(const char* name) {
+  std::string key(name);
+  for (char& c : key) c = c == '-' ? '_' : c;
+  return key;
+}
+
+Status ApplyToml(const std::string& path, const std::vector<Setting>& settings,
+                 DaemonConfig* config) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream os;
+    os << path << ":" << e.source().begin.line << ":" << e.source().begin.column << ": "
+       << e.description();
+    return InvalidArgument("bad config file: " + os.str());
+  }
+  for (const auto& [key, node] : table) {
+    const Setting* match = nullptr;
+    for (const Setting& s : settings) {
+      if (TomlKey(s.name) == key.str()) match = &s;
+    }
+    if (match == nullptr) {
+      return InvalidArgument("config file " + path + ": unknown key '" + std::string(key.str()) +
+                             "'");
+    }
+    if (!match->from_toml(node, *config)) {
+      return InvalidArgument("config file " + path + ": key '" + std::string(key.str()) +
+                             "' has the wrong type");
+    }
+  }
+  return Status::Ok();
+}
+
+Status Validate(const DaemonConfig& c) {
+  if (c.workers < 1 || c.workers > 256) return InvalidArgument("--workers must be 1..256");
+  if (c.queue_capacity > 1'000'000) return InvalidArgument("--queue-capacity is too large");
+  if (c.max_message_bytes < 1024) return InvalidArgument("--max-message-bytes is too small");
+  if (c.metrics_port < 0 || c.metrics_port > 65535) {
+    return InvalidArgument("--metrics-port must be 0..65535");
+  }
+  if (c.max_rpc_threads < 2) return InvalidArgument("--max-rpc-threads must be at least 2");
+  if (c.max_concurrent_launches < 1) {
+    return InvalidArgument("--max-concurrent-launches must be at least 1");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<DaemonConfig> ParseDaemonConfig(int argc, const char* const* argv, bool* exit_now,
+                                       std::string* help) {
+  *exit_now = false;
+  const std::vector<Setting> settings = Settings();
+  DaemonConfig config;
+  // The file first (found by a pre-scan), so that flags parsed afterwards override it.
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    std::string path;
+    if (arg == "--config" && i + 1 < argc) path = argv[i + 1];
+    if (arg.starts_with("--config=")) path = std::string(arg.substr(9));
+    if (!path.empty()) TILEJIT_RETURN_IF_ERROR(ApplyToml(path, settings, &config));
+  }
+  CLI::App app("tilejitd: the tilejit kernel compile service (gRPC)", "tilejitd");
+  std::string config_path;
+  app.add_option("--config", config_path, "TOML file with the same settings (keys use '_')");
+  for (const Setting& s : settings) s.flag(app, config);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    *exit_now = true;
+    *help = app.help();
+    return config;
+  } catch (const CLI::ParseError& e) {
+    return InvalidArgument(e.what());
+  }
+  TILEJIT_RETURN_IF_ERROR(Validate(config));
+  return config;
+}
+
+}  // namespace tilejit::server

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// tilejitd's configuration: command-line flags over an optional TOML file (--config). A flag
+// given on the command line wins over the file; the file wins over the defaults. Unknown
+// keys in the file are an error naming them, so a typo never silently falls back.
+//
+// Defaults serve on 127.0.0.1:50051 with the SQLite cache under the user's cache directory
+// and no metrics port; nothing else needs to run.
+//
+// Plain value type; parsing is a pure function of its inputs (and of $XDG_CACHE_HOME/$HOME
+// for the default cache path).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/result.h"
+
+namespace tilejit::server {
+
+struct DaemonConfig {
+  std::string listen = "127.0.0.1:50051";
+  int metrics_port = 0;  // 0: off
+  std::string metrics_host = "127.0.0.1";
+  std::string cache_path;    // empty: DefaultCachePath()
+  bool memory_only = false;  // no SQLite (kernels live until the daemon exits)
+  uint64_t cache_max_bytes = uint64_t{2} << 30;
+  int64_t cache_ttl_seconds = 0;
+  uint64_t memory_cache_bytes = uint64_t{256} << 20;
+  int workers = 2;
+  uint64_t queue_capacity = 64;
+  uint64_t memo_capacity = 4096;
+  int max_message_bytes = 64 << 20;
+  int max_rpc_threads = 256;
+  int64_t error_ttl_ms = 30'000;
+  uint64_t max_launch_gm_bytes = uint64_t{1} << 30;
+  uint64_t max_instruction_budget = 500'000'000;
+  int max_concurrent_launches = 2;
+  int drain_grace_seconds = 30;
+  std::string log_level = "info";  // trace, debug, info, warn, error, off
+};
+
+// Parses argv (and the --config file it names). kInvalidArgument with a readable message on
+// bad flags or a bad file; `*exit_now` is set (with OK) for --help, whose text is in `*help`.
+Result<DaemonConfig> ParseDaemonConfig(int argc, const char* const* argv, bool* exit_now,
+                                       std::string* help);
+
+}  // namespace tilejit::server

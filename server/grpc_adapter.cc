@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "server/grpc_adapter.h"
+
+#include <chrono>
+#include <string>
+#include <utility>
+
+#include "common/sha256.h"
+#include "server/handle.h"
+#include "server/proto_convert.h"
+
+namespace tilejit::server {
+namespace {
+
+constexpr int kMaxBatch = 256;
+constexpr size_t kMaxHandlesPerCall = 10000;
+
+Status CheckHandleCount(int n) {
+  if (static_cast<size_t>(n) > kMaxHandlesPerCall) {
+    return InvalidArgument("at most " + std::to_string(kMaxHandlesPerCall) + " handles per call");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+grpc::Status ToGrpcStatus(const Status& status) {
+  using G = grpc::StatusCode;
+  G code = G::UNKNOWN;
+  switch (status.code()) {
+    case StatusCode::kOk:
+      return grpc::Status::OK;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kCompileError:  // only reaches here outside Compile (e.g. a bad bundle)
+      code = G::INVALID_ARGUMENT;
+      break;
+    case StatusCode::kNotFound:
+      code = G::NOT_FOUND;
+      break;
+    case StatusCode::kAlreadyExists:
+      code = G::ALREADY_EXISTS;
+      break;
+    case StatusCode::kResourceExhausted:
+      code = G::RESOURCE_EXHAUSTED;
+      break;
+    case StatusCode::kDeadlineExceeded:
+      code = G::DEADLINE_EXCEEDED;
+      break;
+    case StatusCode::kCancelled:
+      code = G::CANCELLED;
+      break;
+    case StatusCode::kUnavailable:
+      code = G::UNAVAILABLE;
+      break;
+    case StatusCode::kCorruption:
+      code = G::DATA_LOSS;
+      break;
+    case StatusCode::kInternal:
+      code = G::INTERNAL;
+      break;
+  }
+  return grpc::Status(code, status.message());
+}
+
+CallContext TileJitGrpcService::MakeContext(grpc::ServerContext* ctx) {
+  CallContext call;
+  const auto& md = ctx->client_metadata();
+  auto it = md.find("x-request-id");
+  if (it != md.end() && it->second.size() <= 64) {
+    call.request_id = std::string(it->second.data(), it->second.size());
+  } else {
+    call.request_id = "r" + std::to_string(next_request_id_.fetch_add(1));
+  }
+  // gRPC gives an absolute system-clock deadline (far future when none was set); the core
+  // works in steady time.
+  const auto system_now = std::chrono::system_clock::now();
+  const auto remaining = ctx->deadline() - system_now;
+  if (remaining < std::chrono::hours(24 * 365)) {
+    call.deadline = std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(remaining);
+  }
+  call.cancelled = [ctx] { return ctx->IsCancelled(); };
+  return call;
+}
+
+Result<CompileReply> TileJitGrpcService::CompileOne(grpc::ServerContext* ctx,
+                                                    const v1::CompileRequest& request,
+                                                    const ProgressFn& progress) {
+  CompileOptions options;
+  TILEJIT_ASSIGN_OR_RETURN(frontend::FrontendRequest req,
+                           RequestFromProto(request, limits_, &options));
+  return core_->Compile(req, options, MakeContext(ctx), progress);
+}
+
+grpc::Status TileJitGrpcService::Compile(grpc::ServerContext* ctx,
+                                         const v1::CompileRequest* request,
+                                         v1::CompileResponse* response) {
+  Result<CompileReply> reply = CompileOne(ctx, *request, nullptr);
+  if (!reply.ok()) return ToGrpcStatus(reply.status());
+  ReplyToProto(*reply, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status TileJitGrpcService::CompileStream(grpc::ServerContext* ctx,
+                                               const v1::CompileRequest* request,
+                                               grpc::ServerWriter<v1::CompileEvent>* writer) {
+  // Progress arrives on this thread (service.h), so the writer is used by one thread only.
+  ProgressFn progress = [writer](const ProgressEvent& e) {
+    v1::CompileEvent event;
+    if (e.kind == ProgressEvent::Kind::kQueued) {
+      event.mutable_queued()->set_position(static_cast<int32_t>(e.queue_position));
+    } else {
+      event.mutable_pass()->set_pass(e.pass.pass);
+      event.mutable_pass()->set_millis(e.pass.millis);
+    }
+    writer->Write(event);
+  };
+  Result<CompileReply> reply = CompileOne(ctx, *request, progress);
+  if (!reply.ok()) return ToGrpcStatus(reply.status());
+  v1::CompileEvent done;
+  ReplyToProto(*reply, done.mutable_done());
+  writer->Write(done);
+  return grpc::Status::OK;
+}
+
+grpc::Status TileJitGrpcService::BatchCompile(grpc::ServerContext* ctx,
+                                              const v1::BatchCompileRequest* request,
+                                              v1::BatchCompileResponse* response) {
+  if (request->requests_size() > kMaxBatch) {
+    return ToGrpcStatus(
+        InvalidArgument("a batch holds at most " + std::to_string(kMaxBatch) + " requests"));
+  }
+  for (const v1::CompileRequest& item : request->requests()) {
+    v1::BatchCompileResponse::Item* out = response->add_items();
+    Result<CompileReply> reply = CompileOne(ctx, item, nullptr);
+    const grpc::Status status = ToGrpcStatus(reply.status());
+    out->mutable_status()->set_code(status.error_code());
+    out->mutable_status()->set_message(status.error_message());
+    if (reply.ok()) ReplyToProto(*reply, out->mutable_response());
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status TileJitGrpcService::GetKernel(grpc::ServerContext*,
+                                           const v1::GetKernelRequest* request,
+                                           v1::GetKernelResponse* response) {
+  Result<KernelInfo> info = core_->GetKernel(request->handle());
+  if (!info.ok()) return ToGrpcStatus(info.status());
+  response->set_handle(info->handle);
+  response->set_key(info->kernel->key);
+  MetadataToProto(info->kernel->metadata, response->mutable_metadata());
+  if (!request->metadata_only()) response->set_binary(info->kernel->binary);
+  response->set_size_bytes(info->kernel->binary.size());
+  response->set_tier(info->tier);
+  return grpc::Status::OK;
+}
+
+grpc::Status TileJitGrpcService::Launch(grpc::ServerContext* ctx, const v1::LaunchRequest* request,
+                                        v1::LaunchResponse* response) {
+  Result<LaunchCall> call = LaunchFromProto(*request);
+  if (!call.ok()) return ToGrpcStatus(call.status());
+  Result<LaunchReply> reply = core_->Launch(*call, MakeContext(ctx));
+  if (!reply.ok()) return ToGrpcStatus(reply.status());
+  LaunchReplyToProto(*reply, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status TileJitGrpcService::Stats(grpc::ServerContext*, const v1::StatsRequest*,
+                                       v1::StatsResponse* response) {
+  ServiceStats s = core_->Stats();
+  response->set_entries(s.store.entries);
+  response->set_bytes(s.store.bytes);
+  for (const auto& [tier, hits] : s.hits_by_tier) (*response->mutable_hits_by_tier())[tier] = hits;
+  response->set_misses(s.misses);
+  response->set_compiles(s.compiles);
+  response->set_compile_errors(s.compile_errors);
+  response->set_single_flight_joins(s.single_flight_joins);
+  response->set_evictions(s.store.evictions);
+  response->set_corruptions(s.store.corruptions);
+  response->set_write_failures(s.store.write_failures);
+  response->set_queue_depth(s.queue_depth);
+  response->set_memo_entries(s.memo_entries);
+  response->set_compiler_fingerprint(core_->fingerprint());
+  return grpc::Status::OK;
+}
+
+grpc::Status TileJitGrpcService::List(grpc::ServerContext*, const v1::ListRequest* request,
+                                      v1::ListResponse* response) {
+  Result<std::vector<StoreEntryInfo>> entries = core_->List(request->limit());
+  if (!entries.ok()) return ToGrpcStatus(entries.status());
+  for (const StoreEntryInfo& e : *entries) {
+    v1::CacheEntry* out = response->add_entries();
+    out->set_handle(HandleFromKey(e.key));
+    out->set_key(e.key);
+    out->set_size_bytes(e.bytes);
+    out->set_pinned(e.pinned);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status TileJitGrpcService::Evict(grpc::ServerContext*, const v1::EvictRequest* request,
+                                       v1::EvictResponse* response) {
+  if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return ToGrpcStatus(s);
+  Result<size_t> evicted = core_->Evict({request->handles().begin(), request->handles().end()});
+  if (!evicted.ok()) return ToGrpcStatus(evicted.status());
+  response->set_evicted(static_cast<uint32_t>(*evicted));
+  return grpc::Status::OK;
+}
+
+grpc::Status TileJitGrpcService::Pin(grpc::ServerContext*, const v1::PinRequest* request,
+                                     v1::PinResponse*) {
+  return ToGrpcStatus(core_->Pin(request->handle()));
+}
+
+grpc::Status TileJitGrpcService::Unpin(grpc::ServerContext*, const v1::PinRequest* request,
+                                       v1::PinResponse*) {
+  return ToGrpcStatus(core_->Unpin(request->handle()));
+}
+
+grpc::Status TileJitGrpcService::Export(grpc::ServerContext*, const v1::ExportRequest* request,
+                                        v1::ExportResponse* response) {
+  if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return ToGrpcStatus(s);
+  auto kernels =
+      core_->Export({request->handles().begin(), request->handles().end()}, kMaxHandlesPerCall);
+  if (!kernels.ok()) return ToGrpcStatus(kernels.status());
+  v1::KernelBundle bundle;
+  bundle.set_version(1);
+  for (const auto& k : *kernels) {
+    v1::KernelBundle::Entry* e = bundle.add_entries();
+    e->set_key(k->key);
+    e->set_binary(k->binary);
+    e->set_sha256(Sha256Hex(k->binary));
+  }
+  response->set_count(static_cast<uint32_t>(bundle.entries_size()));
+  bundle.SerializeToString(response->mutable_bundle());
+  return grpc::Status::OK;
+}
+
+grpc::Status TileJitGrpcService::Import(grpc::ServerContext*, const v1::ImportRequest* request,
+                                        v1::ImportResponse* response) {
+  v1::KernelBundle bundle;
+  if (!bundle.ParseFromString(request->bundle())) {
+    return ToGrpcStatus(InvalidArgument("bundle is not a serialised tilejit.v1.KernelBundle"));
+  }
+  if (bundle.version() != 1) {
+    return ToGrpcStatus(InvalidArgument("bundle version " + std::to_string(bundle.version()) +
+                                        " is not supported (1)"));
+  }
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const v1::KernelBundle::Entry& e : bundle.entries()) {
+    if (Sha256Hex(e.binary()) != e.sha256()) {
+      return ToGrpcStatus(
+          InvalidArgument("bundle entry " + e.key().substr(0, 16) + " fails its SHA-256 check"));
+    }
+    entries.emplace_back(e.key(), e.binary());
+  }
+  auto counts = core_->Import(entries);
+  if (!counts.ok()) return ToGrpcStatus(counts.status());
+  response->set_imported(static_cast<uint32_t>(counts->first));
+  response->set_skipped(static_cast<uint32_t>(counts->second));
+  return grpc::Status::OK;
+}
+
+}  // namespace tilejit::server

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// The gRPC face of CompileService: tilejit.v1.TileJit on the synchronous gRPC API. Each
+// method converts its request (proto_convert.h), calls the core with the call's deadline,
+// cancellation and request id, and converts back. Status codes are mapped in exactly one
+// place, ToGrpcStatus.
+//
+// The adapter holds no state of its own beyond the core pointer; thread-safe as the core is.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "common/status.h"
+#include "server/proto_values.h"
+#include "server/service.h"
+#include "tilejit/v1/tilejit.grpc.pb.h"
+
+namespace tilejit::server {
+
+// The one mapping from tilejit Status codes to gRPC status codes.
+grpc::Status ToGrpcStatus(const Status& status);
+
+class TileJitGrpcService final : public tilejit::v1::TileJit::Service {
+ public:
+  // `core` must outlive the adapter.
+  TileJitGrpcService(CompileService* core, ValueLimits limits) : core_(core), limits_(limits) {}
+
+  grpc::Status Compile(grpc::ServerContext* ctx, const v1::CompileRequest* request,
+                       v1::CompileResponse* response) override;
+  grpc::Status CompileStream(grpc::ServerContext* ctx, const v1::CompileRequest* request,
+                             grpc::ServerWriter<v1::CompileEvent>* writer) override;
+  grpc::Status BatchCompile(grpc::ServerContext* ctx, const v1::BatchCompileRequest* request,
+                            v1::BatchCompileResponse* response) override;
+  grpc::Status GetKernel(grpc::ServerContext* ctx, const v1::GetKernelRequest* request,
+                         v1::GetKernelResponse* response) override;
+  grpc::Status Launch(grpc::ServerContext* ctx, const v1::LaunchRequest* request,
+                      v1::LaunchResponse* response) override;
+  grpc::Status Stats(grpc::ServerContext* ctx, const v1::StatsRequest* request,
+                     v1::StatsResponse* response) override;
+  grpc::Status List(grpc::ServerContext* ctx, const v1::ListRequest* request,
+                    v1::ListResponse* response) override;
+  grpc::Status Evict(grpc::ServerContext* ctx, const v1::EvictRequest* request,
+                     v1::EvictResponse* response) override;
+  grpc::Status Pin(grpc::ServerContext* ctx, const v1::PinRequest* request,
+                   v1::PinResponse* response) override;
+  grpc::Status Unpin(grpc::ServerContext* ctx, const v1::PinRequest* request,
+                     v1::PinResponse* response) override;
+  grpc::Status Export(grpc::ServerContext* ctx, const v1::ExportRequest* request,
+                      v1::ExportResponse* response) override;
+  grpc::Status Import(grpc::ServerContext* ctx, const v1::ImportRequest* request,
+                      v1::ImportResponse* response) override;
+
+ private:
+  CallContext MakeContext(grpc::ServerContext* ctx);
+  Result<CompileReply> CompileOne(grpc::ServerContext* ctx, const v1::CompileRequest& request,
+                                  const ProgressFn& progress);
+
+  CompileService* core_;
+  ValueLimits limits_;
+  std::atomic<uint64_t> next_request_id_{1};
+};
+
+}  // namespace tilejit::server

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "server/grpc_server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/resource_quota.h>
+
+namespace tilejit::server {
+
+GrpcServer::GrpcServer(CompileService* core, const GrpcServerOptions& options)
+    : core_(core), service_(core, options.value_limits) {}
+
+GrpcServer::~GrpcServer() {
+  if (!drained_) Drain(std::chrono::milliseconds(0));
+}
+
+Result<std::unique_ptr<GrpcServer>> GrpcServer::Start(CompileService* core,
+                                                      const GrpcServerOptions& options) {
+  std::unique_ptr<GrpcServer> server(new GrpcServer(core, options));
+  // Must run before the builder is made: the plugin registers itself with new builders.
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.address, grpc::InsecureServerCredentials(), &server->port_);
+  builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  builder.SetMaxSendMessageSize(options.max_message_bytes);
+  grpc::ResourceQuota quota("tilejitd");
+  quota.SetMaxThreads(options.max_threads);
+  builder.SetResourceQuota(quota);
+  builder.RegisterService(&server->service_);
+  builder.RegisterService(&server->health_);
+  server->server_ = builder.BuildAndStart();
+  if (!server->server_ || server->port_ == 0) {
+    return Unavailable("cannot listen on " + options.address +
+                       " (address in use, or not a valid host:port)");
+  }
+  using HC = grpc::health::v1::HealthCheckResponse;
+  server->health_.SetStatus("", HC::SERVING);
+  server->health_.SetStatus(tilejit::v1::TileJit::service_full_name(), HC::SERVING);
+  return server;
+}
+
+void GrpcServer::Drain(std::chrono::milliseconds grace) {
+  if (drained_) return;
+  drained_ = true;
+  health_.SetDraining();
+  core_->StartDraining();
+  server_->Shutdown(std::chrono::system_clock::now() + grace);
+  core_->Shutdown();
+}
+
+void GrpcServer::Wait() { server_->Wait(); }
+
+}  // namespace tilejit::server

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// tilejitd: the compile daemon. Wires the configuration, the kernel store, the compiler
+// back end, the gRPC server (service, health, reflection) and the optional metrics port, then
+// waits for SIGTERM or SIGINT and drains gracefully: health turns NOT_SERVING, new compiles
+// are refused, in-flight RPCs get --drain-grace-seconds, the workers finish, and the cache is
+// closed cleanly.
+//
+// The signals are blocked before any thread starts and taken with sigwait on the main thread,
+// so no handler ever runs in async-signal context.
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "server/cache_store.h"
+#include "server/compiler_backend.h"
+#include "server/config.h"
+#include "server/grpc_server.h"
+#include "server/metrics_http.h"
+#include "server/service.h"
+
+namespace tilejit::server {
+namespace {
+
+Result<std::unique_ptr<KernelStore>> OpenStore(const DaemonConfig& config) {
+  if (config.memory_only) return std::unique_ptr<KernelStore>(new MemoryKernelStore());
+  CacheStoreOptions options;
+  options.path = config.cache_path.empty() ? DefaultCachePath() : config.cache_path;
+  options.max_bytes = config.cache_max_bytes;
+  options.ttl_ms = config.cache_ttl_seconds * 1000;
+  options.memory_bytes = config.memory_cache_bytes;
+  std::string report;
+  TILEJIT_ASSIGN_OR_RETURN(std::unique_ptr<CacheKernelStore> store,
+                           CacheKernelStore::Open(options, &report));
+  if (report.starts_with("CORRUPT")) {
+    spdlog::error("kernel cache: {}", report);
+  } else {
+    spdlog::info("kernel cache: {}", report);
+  }
+  return std::unique_ptr<KernelStore>(std::move(store));
+}
+
+ServiceOptions ToServiceOptions(const DaemonConfig& c) {
+  ServiceOptions o;
+  o.workers = c.workers;
+  o.queue_capacity = c.queue_capacity;
+  o.memo_capacity = c.memo_capacity;
+  o.error_ttl_ms = c.error_ttl_ms;
+  o.max_launch_gm_bytes = c.max_launch_gm_bytes;
+  o.max_instruction_budget = c.max_instruction_budget;
+  o.max_concurrent_launches = c.max_concurrent_launches;
+  return o;
+}
+
+int Run(const DaemonConfig& config, const sigset_t& signals) {
+  Result<std::unique_ptr<KernelStore>> store = OpenStore(config);
+  if (!store.ok()) {
+    spdlog::critical("cannot open the kernel cache: {}", store.status().ToString());
+    return 1;
+  }
+  CompileService core(ToServiceOptions(config), NewCompilerBackend(), std::move(store).value());
+  GrpcServerOptions grpc_options;
+  grpc_options.address = config.listen;
+  grpc_options.max_message_bytes = config.max_message_bytes;
+  grpc_options.max_threads = config.max_rpc_threads;
+  Result<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(&core, grpc_options);
+  if (!server.ok()) {
+    spdlog::critical("{}", server.status().message());
+    return 1;
+  }
+  std::unique_ptr<MetricsHttpServer> metrics;
+  if (config.metrics_port != 0) {
+    auto m = MetricsHttpServer::Start(&core.metrics(), config.metrics_host, config.metrics_port);
+    if (!m.ok()) {
+      spdlog::critical("{}", m.status().message());
+      return 1;
+    }
+    metrics = std::move(m).value();
+    spdlog::info("metrics on http://{}:{}/metrics", config.metrics_host, metrics->port());
+  }
+  // One machine-readable line on stdout (tests and scripts read the chosen port from it).
+  std::printf("tilejitd listening on port %d\n", (*server)->port());
+  std::fflush(stdout);
+  spdlog::info("tilejitd serving on {} (port {}), compiler {}", config.listen, (*server)->port(),
+               core.fingerprint());
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("signal {}: draining (grace {} s)", sig, config.drain_grace_seconds);
+  (*server)->Drain(std::chrono::seconds(config.drain_grace_seconds));
+  if (metrics) metrics->Stop();
+  spdlog::info("tilejitd stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace tilejit::server
+
+int main(int argc, char** argv) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  bool exit_now = false;
+  std::string help;
+  auto config = tilejit::server::ParseDaemonConfig(argc, argv, &exit_now, &help);
+  if (!config.ok()) {
+    std::cerr << "tilejitd: " << config.status().message() << "\n";
+    return 2;
+  }
+  if (exit_now) {
+    std::cout << help;
+    return 0;
+  }
+  spdlog::set_level(spdlog::level::from_str(config->log_level));
+  return tilejit::server::Run(*config, signals);
+}

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: Apache-2.0
+// The compile path of CompileService. The order of the lookups is what makes a repeated
+// request cheap: the digest is one SHA-256 over the raw request, the error cache and the memo
+// are hash-map lookups, and only a memo miss runs the frontend. The memo is per digest, not
+// per key, because two sources with the same canonical IR (say, differing in comments) need
+// their own source maps and diagnostics.
+#include "server/service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <utility>
+
+#include "server/handle.h"
+#include "server/request_digest.h"
+#include "server/utf8.h"
+
+namespace tilejit::server {
+namespace {
+
+double MillisSince(SteadyTime t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Status CheckText(std::string_view what, std::string_view text, size_t max_bytes) {
+  if (text.size() > max_bytes) {
+    return InvalidArgument(std::string(what) + " is " + std::to_string(text.size()) +
+                           " bytes; the limit is " + std::to_string(max_bytes));
+  }
+  if (auto bad = FindInvalidUtf8(text)) {
+    return InvalidArgument(std::string(what) + " is not valid UTF-8 (byte offset " +
+                           std::to_string(*bad) + ")");
+  }
+  return Status::Ok();
+}
+
+// Diagnostics computed against another request's source (the single-flight leader's) keep
+// their message but lose their location, which would point into the wrong file.
+std::vector<DiagnosticInfo> Unlocated(std::vector<DiagnosticInfo> diags) {
+  for (DiagnosticInfo& d : diags) {
+    d.file.clear();
+    d.line = d.column = 0;
+    d.rendered = std::string(SeverityName(d.severity)) + ": " + d.message;
+    d.notes = Unlocated(std::move(d.notes));
+  }
+  return diags;
+}
+
+std::string FirstErrorText(const std::vector<DiagnosticInfo>& diags, const Status& status) {
+  for (const DiagnosticInfo& d : diags) {
+    if (d.severity == Severity::kError) return d.rendered;
+  }
+  return status.message();
+}
+
+}  // namespace
+
+// Times one phase into the reply and the phase histogram.
+struct CompileService::Timer {
+  CompileService* service;
+  std::vector<PhaseTiming>* timings;
+  SteadyTime t0 = std::chrono::steady_clock::now();
+
+  void Lap(const char* phase) {
+    const double ms = MillisSince(t0);
+    Record(phase, ms);
+    t0 = std::chrono::steady_clock::now();
+  }
+  void Record(const char* phase, double ms) {
+    timings->push_back({phase, ms});
+    service->phase_seconds_->With({phase}).Observe(ms / 1000.0);
+  }
+};
+
+CompileService::CompileService(ServiceOptions options, std::unique_ptr<CompilerBackend> backend,
+                               std::unique_ptr<KernelStore> store)
+    : options_(options),
+      backend_(std::move(backend)),
+      store_(std::move(store)),
+      memo_(options.memo_capacity),
+      errors_(options.error_ttl_ms, options.memo_capacity),
+      pool_(options.workers < 1 ? 1 : options.workers, options.queue_capacity) {
+  RegisterMetrics();
+}
+
+CompileService::~CompileService() { Shutdown(); }
+
+void CompileService::Shutdown() {
+  draining_.store(true);
+  pool_.Shutdown();
+}
+
+Status CompileService::ValidateRequest(const frontend::FrontendRequest& request) const {
+  if (draining()) return Unavailable("tilejitd is draining (shutting down); retry elsewhere");
+  if (request.source.empty()) return InvalidArgument("source is empty");
+  TILEJIT_RETURN_IF_ERROR(CheckText("source", request.source, options_.max_source_bytes));
+  TILEJIT_RETURN_IF_ERROR(CheckText("entry", request.entry, 256));
+  TILEJIT_RETURN_IF_ERROR(CheckText("file_name", request.file_name, 1024));
+  if (request.format == frontend::SourceFormat::kTileLang && request.entry.empty()) {
+    return InvalidArgument("entry is required for TileLang source (the factory to call)");
+  }
+  return Status::Ok();
+}
+
+// One Compile call: the steps of the compile path, each a small method.
+class CompileService::CompileRun {
+ public:
+  CompileRun(CompileService* s, const frontend::FrontendRequest& request,
+             const CompileOptions& options, const CallContext& ctx, const ProgressFn& progress)
+      : s_(s), request_(request), options_(options), ctx_(ctx), progress_(progress) {
+    timer_.service = s;
+    timer_.timings = &reply_.timings;
+  }
+
+  Result<CompileReply> Run() {
+    reply_.request_digest = RequestDigest(request_, s_->fingerprint());
+    timer_.Lap("digest");
+    if (auto error = s_->errors_.Get(reply_.request_digest)) {
+      s_->error_cache_hits_->Inc();
+      reply_.error = error->message;
+      reply_.diagnostics = error->diagnostics;
+      return std::move(reply_);
+    }
+    memo_ = s_->memo_.Get(reply_.request_digest);
+    timer_.Lap("memo");
+    if (memo_) {
+      s_->memo_hits_->Inc();
+    } else if (!Specialize()) {
+      return Finish();
+    }
+    FillFromMemo();
+    Result<StoreHit> hit = s_->store_->Get(memo_->key);
+    timer_.Lap("store_get");
+    if (hit.ok()) {
+      s_->hits_->With({hit->tier}).Inc();
+      reply_.tier = hit->tier;
+      FillKernel(*hit->kernel);
+      return std::move(reply_);
+    }
+    s_->misses_->Inc();
+    // A memo hit whose kernel was evicted: the frontend's output is needed again for Lower.
+    if (!spec_.state && !Specialize()) return Finish();
+    return LowerOnce();
+  }
+
+ private:
+  // Runs the frontend; false when the reply (or error status) is final.
+  bool Specialize() {
+    s_->frontend_runs_->Inc();
+    try {
+      spec_ = s_->backend_->Specialize(request_);
+    } catch (const std::exception& e) {
+      spec_.status = Internal(std::string("frontend failed: ") + e.what());
+    }
+    timer_.Lap("frontend");
+    if (!spec_.status.ok()) {
+      if (spec_.status.code() == StatusCode::kCompileError) {
+        SetCompileError(spec_.status, spec_.diagnostics);
+      } else {
+        status_ = spec_.status;
+      }
+      return false;
+    }
+    auto entry = std::make_shared<MemoEntry>();
+    entry->key = spec_.key;
+    entry->file_name = request_.file_name;
+    entry->source_map = spec_.source_map;
+    entry->diagnostics = spec_.diagnostics;
+    entry->ignored_config_keys = spec_.ignored_config_keys;
+    entry->ir_text = spec_.ir_text;
+    memo_ = entry;
+    s_->memo_.Put(reply_.request_digest, std::move(entry));
+    return true;
+  }
+
+  Result<CompileReply> LowerOnce() {
+    SingleFlight::Joined joined = s_->flights_.Join(memo_->key, ctx_.deadline);
+    if (joined.leader) {
+      // A flight for this key may have finished between our store miss and the Join; its
+      // kernel is then in the store and compiling again would be waste.
+      if (Result<StoreHit> hit = s_->store_->Get(memo_->key); hit.ok()) {
+        FlightResult r;
+        r.kernel = hit->kernel;
+        s_->flights_.Finish(memo_->key, joined.flight, std::move(r));
+        s_->hits_->With({hit->tier}).Inc();
+        reply_.tier = hit->tier;
+        FillKernel(*hit->kernel);
+        return std::move(reply_);
+      }
+      if (!Enqueue(joined.flight)) return Finish();
+    } else {
+      s_->joins_->Inc();
+    }
+    FlightResult r = joined.flight->Wait(ctx_.deadline, ctx_.cancelled);
+    timer_.Record("queue", r.queue_millis);
+    timer_.Record("backend", r.backend_millis);
+    if (progress_) {
+      for (const PassTiming& p : r.passes) {
+        progress_({ProgressEvent::Kind::kPass, 0, p});
+      }
+    }
+    reply_.passes = r.passes;
+    const bool same_source = r.leader_digest == reply_.request_digest;
+    if (!r.status.ok()) {
+      if (r.status.code() != StatusCode::kCompileError) return r.status;
+      std::vector<DiagnosticInfo> diags = reply_.diagnostics;
+      for (DiagnosticInfo& d : same_source ? r.diagnostics : Unlocated(r.diagnostics)) {
+        diags.push_back(std::move(d));
+      }
+      SetCompileError(r.status, diags);
+      return Finish();
+    }
+    reply_.tier = joined.leader ? "compiled" : "joined";
+    FillKernel(*r.kernel);
+    return std::move(reply_);
+  }
+
+  // Queues the back-end compile of the flight this request leads; false when it cannot be.
+  bool Enqueue(const std::shared_ptr<Flight>& flight) {
+    const SteadyTime queued_at = std::chrono::steady_clock::now();
+    auto job = [s = s_, spec = spec_, flight, queued_at, digest = reply_.request_digest] {
+      FlightResult r = s->RunLower(spec, flight, queued_at);
+      r.leader_digest = digest;
+      s->flights_.Finish(spec.key, flight, std::move(r));
+    };
+    Result<size_t> position = s_->pool_.Submit(std::move(job));
+    if (!position.ok()) {
+      FlightResult r;
+      r.status = position.status();
+      s_->flights_.Finish(memo_->key, flight, r);
+      status_ = position.status();
+      return false;
+    }
+    if (progress_) progress_({ProgressEvent::Kind::kQueued, *position, {}});
+    return true;
+  }
+
+  void SetCompileError(const Status& status, std::vector<DiagnosticInfo> diags) {
+    auto error = std::make_shared<CachedError>();
+    error->message = FirstErrorText(diags, status);
+    error->diagnostics = std::move(diags);
+    s_->errors_.Put(reply_.request_digest, error);
+    s_->compile_errors_->Inc();
+    reply_.ok = false;
+    reply_.error = error->message;
+    reply_.diagnostics = error->diagnostics;
+    reply_.handle.clear();  // no kernel to name; the key (if known) stays for reference
+    reply_.tier.clear();
+  }
+
+  Result<CompileReply> Finish() {
+    if (!status_.ok()) return status_;
+    return std::move(reply_);
+  }
+
+  void FillFromMemo() {
+    reply_.key = memo_->key;
+    reply_.handle = HandleFromKey(memo_->key);
+    reply_.diagnostics = memo_->diagnostics;
+    reply_.ignored_config_keys = memo_->ignored_config_keys;
+    if (options_.include_ir) reply_.ir_text = memo_->ir_text;
+  }
+
+  void FillKernel(const KernelRecord& kernel) {
+    reply_.ok = true;
+    reply_.has_metadata = true;
+    reply_.metadata = kernel.metadata;
+    if (options_.include_binary) reply_.binary = kernel.binary;
+  }
+
+  CompileService* s_;
+  const frontend::FrontendRequest& request_;
+  const CompileOptions& options_;
+  const CallContext& ctx_;
+  const ProgressFn& progress_;
+  CompileReply reply_;
+  Timer timer_;
+  Status status_;  // a non-OK status ends the call with it
+  std::shared_ptr<const MemoEntry> memo_;
+  SpecializeOutcome spec_;
+};
+
+Result<CompileReply> CompileService::Compile(const frontend::FrontendRequest& request,
+                                             const CompileOptions& options, const CallContext& ctx,
+                                             const ProgressFn& progress) {
+  const SteadyTime start = std::chrono::steady_clock::now();
+  Status valid = ValidateRequest(request);
+  if (valid.ok() && start >= ctx.deadline) {
+    valid = DeadlineExceeded("the deadline passed before the compile started");
+  }
+  if (!valid.ok()) {
+    CountRequest("Compile", valid);
+    return valid;
+  }
+  CompileRun run(this, request, options, ctx, progress);
+  Result<CompileReply> reply = run.Run();
+  CountRequest("Compile", reply.status());
+  if (reply.ok()) {
+    phase_seconds_->With({"total"}).Observe(MillisSince(start) / 1000.0);
+    reply->timings.push_back({"total", MillisSince(start)});
+    spdlog::info("compile id={} key={} tier={} ok={} total_ms={:.3f}", ctx.request_id,
+                 reply->key.substr(0, 16), reply->tier, reply->ok, reply->timings.back().millis);
+  } else {
+    spdlog::info("compile id={} status={}", ctx.request_id, reply.status().ToString());
+  }
+  return reply;
+}
+
+FlightResult CompileService::RunLower(const SpecializeOutcome& specialized,
+                                      const std::shared_ptr<Flight>& flight, SteadyTime queued_at) {
+  FlightResult r;
+  r.queue_millis = MillisSince(queued_at);
+  if (std::chrono::steady_clock::now() >= flight->deadline()) {
+    r.status = DeadlineExceeded("the deadline passed while the compile was queued; not compiled");
+    return r;
+  }
+  backend_runs_->Inc();
+  const SteadyTime t0 = std::chrono::steady_clock::now();
+  LowerOutcome lowered;
+  try {
+    lowered = backend_->Lower(specialized);
+  } catch (const std::exception& e) {
+    lowered.status = Internal(std::string("back end failed: ") + e.what());
+  }
+  r.backend_millis = MillisSince(t0);
+  r.diagnostics = std::move(lowered.diagnostics);
+  r.passes = std::move(lowered.passes);
+  if (!lowered.status.ok()) {
+    r.status = lowered.status;
+    return r;
+  }
+  auto kernel = std::make_shared<KernelRecord>();
+  kernel->key = specialized.key;
+  kernel->binary.assign(lowered.binary.begin(), lowered.binary.end());
+  kernel->metadata = std::move(lowered.metadata);
+  // Published before the flight finishes, so a request arriving after the flight is gone
+  // finds the kernel in the store instead of compiling it again.
+  Status put = store_->Put(kernel);
+  if (!put.ok()) spdlog::warn("cache put key={} failed: {}", kernel->key, put.ToString());
+  r.kernel = std::move(kernel);
+  return r;
+}
+
+void CompileService::CountRequest(std::string_view method, const Status& status) {
+  requests_->With({std::string(method), std::string(StatusCodeName(status.code()))}).Inc();
+}
+
+}  // namespace tilejit::server

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+// CompileService: the transport-free core of tilejitd (DESIGN.md section 6). The gRPC adapter
+// converts messages into these calls and maps Status codes; tests drive it directly.
+//
+// Compile path:
+//   digest (one SHA-256) -> error cache -> memo -> store            (a hit: no frontend)
+//   memo miss: backend Specialize (frontend + key) -> memo -> store
+//   store miss: single-flight by key; the leader queues Lower on the bounded worker pool,
+//   joiners wait for the leader's result and take no queue slot.
+// A compile error in the user's kernel is an OK Result whose reply has ok == false and located
+// diagnostics; malformed requests are kInvalidArgument; a full queue is kResourceExhausted;
+// a passed deadline is kDeadlineExceeded; a draining service is kUnavailable.
+//
+// Ownership: the service owns its backend, store, worker pool and metrics registry.
+// Threading: every method is thread-safe and may block (Compile waits for its compile).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "compiler/frontend/frontend.h"
+#include "runner/device.h"
+#include "runner/npy.h"
+#include "server/backend.h"
+#include "server/kernel_store.h"
+#include "server/memo.h"
+#include "server/metrics.h"
+#include "server/single_flight.h"
+#include "server/worker_pool.h"
+
+namespace tilejit::server {
+
+struct ServiceOptions {
+  int workers = 2;                // back-end compile threads
+  size_t queue_capacity = 64;     // compiles waiting for a worker
+  size_t memo_capacity = 16384;   // request digests remembered
+  int64_t error_ttl_ms = 30'000;  // how long a compile error is served from memory
+  size_t max_source_bytes = 4 << 20;
+  // Launch caps: a request may lower them, never raise them.
+  uint64_t max_launch_gm_bytes = uint64_t{1} << 30;
+  uint64_t default_instruction_budget = 50'000'000;
+  uint64_t max_instruction_budget = 500'000'000;
+  int max_concurrent_launches = 2;
+  int launch_host_threads = 1;  // simulator threads per launch
+};
+
+// Per-call context from the transport.
+struct CallContext {
+  std::string request_id;
+  SteadyTime deadline = SteadyTime::max();
+  std::function<bool()> cancelled;  // may be null
+};
+
+struct CompileOptions {
+  bool include_binary = false;
+  bool include_ir = false;
+};
+
+struct PhaseTiming {
+  std::string phase;
+  double millis = 0;
+};
+
+struct CompileReply {
+  bool ok = false;
+  std::string error;  // first error's rendering when !ok
+  std::string handle;
+  std::string key;
+  std::string request_digest;
+  bool has_metadata = false;
+  target::KernelMetadata metadata;
+  std::vector<DiagnosticInfo> diagnostics;
+  std::vector<std::string> ignored_config_keys;
+  std::string tier;  // "memory", "sqlite", "compiled", "joined"; empty on errors
+  std::vector<PhaseTiming> timings;
+  std::vector<PassTiming> passes;  // when this request's compile ran or was joined
+  std::string binary;              // include_binary only
+  std::string ir_text;             // include_ir only
+};
+
+// Progress of a compile (CompileStream); reported on the calling thread.
+struct ProgressEvent {
+  enum class Kind { kQueued, kPass } kind = Kind::kQueued;
+  size_t queue_position = 0;
+  PassTiming pass;
+};
+using ProgressFn = std::function<void(const ProgressEvent&)>;
+
+struct KernelInfo {
+  std::string handle;
+  std::shared_ptr<const KernelRecord> kernel;
+  std::string tier;
+};
+
+struct LaunchCall {
+  std::string handle;          // or
+  std::string request_digest;  // (findings also in that request's source lines)
+  std::vector<runner::NpyArray> inputs;
+  uint64_t max_gm_bytes = 0;        // 0: the service maximum
+  uint64_t instruction_budget = 0;  // 0: the service default
+  runner::CheckMode mode = runner::CheckMode::kChecked;
+  uint64_t seed = 1;
+};
+
+struct LaunchReply {
+  bool ok = false;
+  std::string error;
+  std::vector<runner::NpyArray> outputs;
+  runner::LaunchReport report;  // blocks, cycles, findings (messages located when possible)
+  uint64_t instructions = 0;
+  std::vector<PhaseTiming> timings;
+};
+
+struct ServiceStats {
+  StoreStats store;
+  std::vector<std::pair<std::string, uint64_t>> hits_by_tier;
+  uint64_t misses = 0;
+  uint64_t compiles = 0;
+  uint64_t compile_errors = 0;
+  uint64_t single_flight_joins = 0;
+  uint64_t queue_depth = 0;
+  uint64_t memo_entries = 0;
+};
+
+class CompileService {
+ public:
+  CompileService(ServiceOptions options, std::unique_ptr<CompilerBackend> backend,
+                 std::unique_ptr<KernelStore> store);
+  ~CompileService();
+
+  Result<CompileReply> Compile(const frontend::FrontendRequest& request,
+                               const CompileOptions& options, const CallContext& ctx,
+                               const ProgressFn& progress = nullptr);
+
+  Result<KernelInfo> GetKernel(std::string_view handle);
+  Result<LaunchReply> Launch(const LaunchCall& call, const CallContext& ctx);
+
+  ServiceStats Stats();
+  Result<std::vector<StoreEntryInfo>> List(size_t limit);
+  // Evicts each handle; returns how many were present. Malformed handles: kInvalidArgument.
+  Result<size_t> Evict(const std::vector<std::string>& handles);
+  Status Pin(std::string_view handle);
+  Status Unpin(std::string_view handle);
+  // The kernels of `handles` (all when empty, up to `limit`).
+  Result<std::vector<std::shared_ptr<const KernelRecord>>> Export(
+      const std::vector<std::string>& handles, size_t limit);
+  // Validates each (key, binary) and stores it; returns (imported, already present).
+  Result<std::pair<size_t, size_t>> Import(
+      const std::vector<std::pair<std::string, std::string>>& entries);
+
+  // Refuse new work (kUnavailable) from now on; work in progress continues.
+  void StartDraining() { draining_.store(true); }
+  bool draining() const { return draining_.load(); }
+  // Waits for queued and running compiles to finish and stops the workers.
+  void Shutdown();
+
+  const std::string& fingerprint() const { return backend_->Fingerprint(); }
+  MetricsRegistry& metrics() { return metrics_; }
+  const ServiceOptions& options() const { return options_; }
+
+ private:
+  struct Timer;
+  class CompileRun;
+
+  Status ValidateRequest(const frontend::FrontendRequest& request) const;
+  FlightResult RunLower(const SpecializeOutcome& specialized, const std::shared_ptr<Flight>& flight,
+                        SteadyTime queued_at);
+  Result<std::shared_ptr<const KernelRecord>> ResolveLaunchKernel(
+      const LaunchCall& call, std::shared_ptr<const MemoEntry>* memo);
+  void RegisterMetrics();
+  void CountRequest(std::string_view method, const Status& status);
+
+  ServiceOptions options_;
+  std::unique_ptr<CompilerBackend> backend_;
+  std::unique_ptr<KernelStore> store_;
+  RequestMemo memo_;
+  ErrorCache errors_;
+  SingleFlight flights_;
+  WorkerPool pool_;
+  std::atomic<bool> draining_{false};
+  // Launches holding a slot; shared with the simulation threads, which may outlive a call.
+  std::shared_ptr<std::atomic<int>> launch_slots_ = std::make_shared<std::atomic<int>>(0);
+
+  MetricsRegistry metrics_;
+  CounterFamily* requests_ = nullptr;         // method, code
+  HistogramFamily* phase_seconds_ = nullptr;  // phase
+  CounterFamily* hits_ = nullptr;             // tier
+  Counter* misses_ = nullptr;
+  Counter* backend_runs_ = nullptr;
+  Counter* compile_errors_ = nullptr;
+  Counter* joins_ = nullptr;
+  Counter* memo_hits_ = nullptr;
+  Counter* error_cache_hits_ = nullptr;
+  Counter* frontend_runs_ = nullptr;
+};
+
+}  // namespace tilejit::server

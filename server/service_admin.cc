@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kernel lookup, statistics, metrics registration and cache administration of
+// CompileService. Admin calls go straight to the store: they are rare and must see its
+// current state, never a memo.
+#include <spdlog/spdlog.h>
+
+#include <span>
+#include <utility>
+
+#include "compiler/target/binary.h"
+#include "server/handle.h"
+#include "server/service.h"
+
+namespace tilejit::server {
+
+void CompileService::RegisterMetrics() {
+  requests_ = metrics_.AddCounter("tilejit_requests_total", "Requests by method and status code",
+                                  {"method", "code"});
+  phase_seconds_ =
+      metrics_.AddHistogram("tilejit_phase_seconds", "Wall time of each phase of a compile request",
+                            {"phase"}, LatencyBuckets());
+  hits_ = metrics_.AddCounter("tilejit_cache_hits_total", "Kernel cache hits by tier", {"tier"});
+  auto single = [this](const char* name, const char* help) {
+    return &metrics_.AddCounter(name, help, {})->With({});
+  };
+  misses_ = single("tilejit_cache_misses_total", "Kernel cache misses (back end needed)");
+  backend_runs_ = single("tilejit_backend_compiles_total", "Back-end (Lower) runs");
+  compile_errors_ = single("tilejit_compile_errors_total", "Requests with kernel compile errors");
+  joins_ = single("tilejit_single_flight_joins_total",
+                  "Requests that joined a compile already in flight");
+  memo_hits_ = single("tilejit_memo_hits_total", "Requests answered by the request memo");
+  error_cache_hits_ =
+      single("tilejit_error_cache_hits_total", "Requests answered by the compile-error cache");
+  frontend_runs_ = single("tilejit_frontend_runs_total", "Frontend (Specialize) runs");
+  metrics_.AddCallback("tilejit_queue_depth", "Compiles waiting for a worker", "gauge",
+                       [this] { return static_cast<double>(pool_.queue_depth()); });
+  metrics_.AddCallback("tilejit_compiles_in_flight", "Distinct keys being compiled", "gauge",
+                       [this] { return static_cast<double>(flights_.in_flight()); });
+  metrics_.AddCallback("tilejit_memo_entries", "Request digests in the memo", "gauge",
+                       [this] { return static_cast<double>(memo_.size()); });
+  metrics_.AddCallback("tilejit_cache_evictions_total", "Entries evicted from the store", "counter",
+                       [this] { return static_cast<double>(store_->Stats().evictions); });
+  metrics_.AddCallback("tilejit_cache_corruptions_total", "Stored entries that failed verification",
+                       "counter",
+                       [this] { return static_cast<double>(store_->Stats().corruptions); });
+  metrics_.AddCallback("tilejit_cache_write_failures_total", "Failed store writes", "counter",
+                       [this] { return static_cast<double>(store_->Stats().write_failures); });
+  metrics_.AddCallback("tilejit_cache_entries", "Entries in the store", "gauge",
+                       [this] { return static_cast<double>(store_->Stats().entries); });
+  metrics_.AddCallback("tilejit_cache_bytes", "Bytes in the store", "gauge",
+                       [this] { return static_cast<double>(store_->Stats().bytes); });
+}
+
+Result<KernelInfo> CompileService::GetKernel(std::string_view handle) {
+  Result<std::string> key = KeyFromHandle(handle);
+  if (!key.ok()) {
+    CountRequest("GetKernel", key.status());
+    return key.status();
+  }
+  Result<StoreHit> hit = store_->Get(*key);
+  if (!hit.ok()) {
+    Status s = hit.status().code() == StatusCode::kNotFound
+                   ? NotFound("no kernel with handle " + std::string(handle) +
+                              " (never compiled here, or evicted)")
+                   : hit.status();
+    CountRequest("GetKernel", s);
+    return s;
+  }
+  CountRequest("GetKernel", Status::Ok());
+  return KernelInfo{std::string(handle), hit->kernel, hit->tier};
+}
+
+ServiceStats CompileService::Stats() {
+  ServiceStats s;
+  s.store = store_->Stats();
+  hits_->ForEach([&](const std::vector<std::string>& labels, const Counter& c) {
+    s.hits_by_tier.emplace_back(labels.empty() ? "" : labels[0], c.value());
+  });
+  s.misses = misses_->value();
+  s.compiles = backend_runs_->value();
+  s.compile_errors = compile_errors_->value();
+  s.single_flight_joins = joins_->value();
+  s.queue_depth = pool_.queue_depth();
+  s.memo_entries = memo_.size();
+  return s;
+}
+
+Result<std::vector<StoreEntryInfo>> CompileService::List(size_t limit) {
+  return store_->List(limit == 0 ? 1000 : limit);
+}
+
+Result<size_t> CompileService::Evict(const std::vector<std::string>& handles) {
+  std::vector<std::string> keys;
+  for (const std::string& h : handles) {
+    TILEJIT_ASSIGN_OR_RETURN(std::string key, KeyFromHandle(h));
+    keys.push_back(std::move(key));
+  }
+  size_t evicted = 0;
+  for (const std::string& key : keys) {
+    Status s = store_->Evict(key);
+    if (s.ok()) {
+      ++evicted;
+    } else if (s.code() != StatusCode::kNotFound) {
+      return s;
+    }
+  }
+  return evicted;
+}
+
+Status CompileService::Pin(std::string_view handle) {
+  TILEJIT_ASSIGN_OR_RETURN(std::string key, KeyFromHandle(handle));
+  return store_->Pin(key);
+}
+
+Status CompileService::Unpin(std::string_view handle) {
+  TILEJIT_ASSIGN_OR_RETURN(std::string key, KeyFromHandle(handle));
+  return store_->Unpin(key);
+}
+
+Result<std::vector<std::shared_ptr<const KernelRecord>>> CompileService::Export(
+    const std::vector<std::string>& handles, size_t limit) {
+  std::vector<std::string> keys;
+  if (handles.empty()) {
+    TILEJIT_ASSIGN_OR_RETURN(std::vector<StoreEntryInfo> all, store_->List(limit));
+    for (StoreEntryInfo& e : all) keys.push_back(std::move(e.key));
+  }
+  for (const std::string& h : handles) {
+    TILEJIT_ASSIGN_OR_RETURN(std::string key, KeyFromHandle(h));
+    keys.push_back(std::move(key));
+  }
+  std::vector<std::shared_ptr<const KernelRecord>> out;
+  for (const std::string& key : keys) {
+    Result<StoreHit> hit = store_->Get(key);
+    if (hit.ok()) {
+      out.push_back(hit->kernel);
+    } else if (!handles.empty()) {
+      return NotFound("no kernel with handle " + HandleFromKey(key));
+    }
+  }
+  return out;
+}
+
+Result<std::pair<size_t, size_t>> CompileService::Import(
+    const std::vector<std::pair<std::string, std::string>>& entries) {
+  // Validate everything first, so a bad bundle imports nothing.
+  std::vector<std::shared_ptr<KernelRecord>> records;
+  for (const auto& [key, binary] : entries) {
+    if (!IsHexDigest(key)) return InvalidArgument("bundle entry has a malformed key");
+    std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(binary.data()), binary.size());
+    Result<target::KernelBinary> decoded = target::ReadKernelBinary(bytes);
+    if (!decoded.ok()) {
+      return InvalidArgument("bundle entry " + key.substr(0, 16) +
+                             " is not a valid kernel binary: " + decoded.status().message());
+    }
+    if (!decoded->metadata.cache_key.empty() && decoded->metadata.cache_key != key) {
+      return InvalidArgument("bundle entry " + key.substr(0, 16) +
+                             " holds a binary compiled for another key");
+    }
+    auto record = std::make_shared<KernelRecord>();
+    record->key = key;
+    record->binary = binary;
+    record->metadata = decoded->metadata;
+    records.push_back(std::move(record));
+  }
+  size_t imported = 0, present = 0;
+  for (auto& record : records) {
+    if (store_->Get(record->key).ok()) {
+      ++present;
+      continue;
+    }
+    TILEJIT_RETURN_IF_ERROR(store_->Put(std::move(record)));
+    ++imported;
+  }
+  spdlog::info("import: {} kernels imported, {} already present", imported, present);
+  return std::make_pair(imported, present);
+}
+
+}  // namespace tilejit::server

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// SingleFlight: at most one back-end compile per cache key at a time. The first request for a
+// key leads (it queues the compile); concurrent requests for the same key join and wait for
+// the leader's result without taking a queue slot. A waiter that gives up (deadline or
+// cancellation) stops waiting, but the compile runs on for everyone else and its result
+// still reaches the cache.
+//
+// A flight carries the latest deadline among its waiters: a queued compile whose every
+// waiter's deadline has passed is not run.
+//
+// Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "server/backend.h"
+#include "server/kernel_store.h"
+
+namespace tilejit::server {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// The outcome of one back-end compile, shared by the leader and every joiner.
+struct FlightResult {
+  Status status;                               // OK, kCompileError, kDeadlineExceeded, ...
+  std::shared_ptr<const KernelRecord> kernel;  // OK only
+  std::vector<DiagnosticInfo> diagnostics;     // back-end diagnostics (in the leader's source)
+  std::vector<PassTiming> passes;
+  double queue_millis = 0;
+  double backend_millis = 0;
+  std::string leader_digest;  // request digest of the leader (whose source located diagnostics)
+};
+
+class Flight {
+ public:
+  explicit Flight(SteadyTime deadline) : deadline_(deadline) {}
+
+  // Blocks until the result is in, `deadline` passes (kDeadlineExceeded) or `cancelled`
+  // returns true (kCancelled; polled every few milliseconds). `cancelled` may be null.
+  FlightResult Wait(SteadyTime deadline, const std::function<bool()>& cancelled);
+
+  void Complete(FlightResult result);
+  bool done() const;
+
+  // The latest deadline of any waiter (extended as waiters join).
+  SteadyTime deadline() const;
+  void ExtendDeadline(SteadyTime deadline);
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  FlightResult result_;
+  SteadyTime deadline_;
+};
+
+class SingleFlight {
+ public:
+  struct Joined {
+    std::shared_ptr<Flight> flight;
+    bool leader = false;
+  };
+
+  // The flight in progress for `key` (extending its deadline), or a new one led by the caller.
+  Joined Join(const std::string& key, SteadyTime deadline);
+
+  // Completes `flight` and forgets it, so the next request for `key` starts afresh.
+  void Finish(const std::string& key, const std::shared_ptr<Flight>& flight, FlightResult result);
+
+  size_t in_flight() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<Flight>> flights_;
+};
+
+}  // namespace tilejit::server

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "client/launch_text.h"
+
+#include <gtest/gtest.h>
+
+namespace tilejit::client {
+namespace {
+
+TEST(FormatLaunchResponse, PrintsStatusCyclesAndOneLinePerFinding) {
+  v1::LaunchResponse r;
+  r.set_ok(false);
+  r.set_kernel_cycles(1234);
+  r.set_waves(1);
+  auto* f = r.add_findings();
+  f->set_kind("race");
+  f->set_message("RAW between a.py:10:5 and a.py:12:5");
+  r.set_findings_suppressed(2);
+  const std::string text = FormatLaunchResponse(r);
+  EXPECT_NE(text.find("status: findings\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("kernel cycles: 1234 (1 wave(s)"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nrace: RAW between a.py:10:5 and a.py:12:5\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 more findings suppressed"), std::string::npos) << text;
+}
+
+TEST(FormatLaunchResponse, SaysOkForACleanRun) {
+  v1::LaunchResponse r;
+  r.set_ok(true);
+  EXPECT_EQ(FormatLaunchResponse(r).rfind("status: OK\n", 0), 0u);
+}
+
+}  // namespace
+}  // namespace tilejit::client

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// tilejitd's configuration: defaults, flags, the TOML file, and their precedence.
+#include "server/config.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+namespace tilejit::server {
+namespace {
+
+Result<DaemonConfig> Parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "tilejitd");
+  bool exit_now = false;
+  std::string help;
+  return ParseDaemonConfig(static_cast<int>(args.size()), args.data(), &exit_now, &help);
+}
+
+std::string WriteToml(const std::string& text) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("tilejitd_config_test_" + std::to_string(getpid()) + ".toml"))
+                               .string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(DaemonConfig, DefaultsServeOnLoopbackWithoutMetrics) {
+  Result<DaemonConfig> c = Parse({});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->listen, "127.0.0.1:50051");
+  EXPECT_EQ(c->metrics_port, 0);
+  EXPECT_TRUE(c->cache_path.empty());
+  EXPECT_FALSE(c->memory_only);
+}
+
+TEST(DaemonConfig, FlagsOverrideTheFileWhichOverridesDefaults) {
+  const std::string path =
+      WriteToml("listen = \"0.0.0.0:6000\"\nworkers = 3\nmemory_only = true\n");
+  Result<DaemonConfig> c = Parse({"--config", path.c_str(), "--workers", "5"});
+  std::filesystem::remove(path);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->listen, "0.0.0.0:6000");
+  EXPECT_EQ(c->workers, 5);
+  EXPECT_TRUE(c->memory_only);
+}
+
+TEST(DaemonConfig, UnknownOrMistypedFileKeysAreErrors) {
+  const std::string typo = WriteToml("wrokers = 3\n");
+  Result<DaemonConfig> c = Parse({"--config", typo.c_str()});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("unknown key 'wrokers'"), std::string::npos);
+  const std::string mistyped = WriteToml("workers = \"many\"\n");
+  c = Parse({"--config", mistyped.c_str()});
+  std::filesystem::remove(mistyped);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("wrong type"), std::string::npos);
+}
+
+TEST(DaemonConfig, BadFlagsAreErrors) {
+  EXPECT_FALSE(Parse({"--workers", "0"}).ok());
+  EXPECT_FALSE(Parse({"--no-such-flag"}).ok());
+  EXPECT_FALSE(Parse({"--metrics-port", "70000"}).ok());
+  EXPECT_FALSE(Parse({"--config", "/nonexistent/tilejitd.toml"}).ok());
+}
+
+}  // namespace
+}  // namespace tilejit::server

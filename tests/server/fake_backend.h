@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// A CompilerBackend for service tests: a toy "frontend" whose canonical form drops comments
+// and blank lines (so sources differing only in comments share a key but not line numbers),
+// and a "back end" that emits a real, launchable vadd kernel binary (z = x + y, 256 float16)
+// for every key. Counts its calls, and can hold Lower at a gate to make compiles overlap.
+//
+// Conventions in the source text: a line containing "syntax error" is a compile error there;
+// "lower error" makes Lower fail with a compile error; "warn" adds a warning on that line.
+//
+// Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "server/backend.h"
+
+namespace tilejit::server::testing {
+
+class FakeBackend final : public CompilerBackend {
+ public:
+  struct Counters {
+    std::atomic<int> specialize{0};
+    std::atomic<int> lower{0};
+    std::atomic<int> lower_waiting{0};  // Lower calls held at the gate
+  };
+
+  // `counters` must outlive the backend (tests keep them while the service owns the backend).
+  explicit FakeBackend(Counters* counters) : counters_(counters) {}
+
+  const std::string& Fingerprint() const override { return fingerprint_; }
+  SpecializeOutcome Specialize(const frontend::FrontendRequest& request) override;
+  LowerOutcome Lower(const SpecializeOutcome& specialized) override;
+
+  // While held, Lower blocks until Release.
+  void Hold();
+  void Release();
+
+ private:
+  Counters* counters_;
+  std::string fingerprint_ = "fake-backend/1";
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool held_ = false;
+};
+
+// The vadd kernel binary (z = x + y over 256 float16), with `key` as its cache key.
+std::vector<uint8_t> VaddBinary(const std::string& key);
+
+// A small valid TileLang-looking source for the fake backend (each call site varies `tag`).
+std::string FakeSource(const std::string& tag);
+
+}  // namespace tilejit::server::testing

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+// CompileService beyond Compile: GetKernel, Launch on the simulated device, and cache admin.
+#include <gtest/gtest.h>
+
+#include "server/service.h"
+#include "tests/server/fake_backend.h"
+
+namespace tilejit::server {
+namespace {
+
+using testing::FakeBackend;
+using testing::FakeSource;
+
+constexpr uint16_t kHalfOne = 0x3c00, kHalfTwo = 0x4000, kHalfThree = 0x4200;
+
+runner::NpyArray HalfArray(uint16_t bits, int64_t n = 256) {
+  runner::NpyArray a;
+  a.dtype = target::ElementType::kFloat16;
+  a.shape = {n};
+  for (int64_t i = 0; i < n; ++i) {
+    a.data.push_back(static_cast<uint8_t>(bits & 0xff));
+    a.data.push_back(static_cast<uint8_t>(bits >> 8));
+  }
+  return a;
+}
+
+class ServiceAdminTest : public ::testing::Test {
+ protected:
+  void SetUp() override { service_ = Make(); }
+
+  std::unique_ptr<CompileService> Make(ServiceOptions options = {}) {
+    return std::make_unique<CompileService>(options, std::make_unique<FakeBackend>(&counters_),
+                                            std::make_unique<MemoryKernelStore>());
+  }
+
+  CompileReply CompileOk(CompileService& s, const std::string& tag) {
+    frontend::FrontendRequest r;
+    r.source = FakeSource(tag);
+    r.file_name = "k.py";
+    r.entry = "kernel";
+    Result<CompileReply> reply = s.Compile(r, {}, {});
+    EXPECT_TRUE(reply.ok() && reply->ok) << reply.status();
+    return *reply;
+  }
+
+  FakeBackend::Counters counters_;
+  std::unique_ptr<CompileService> service_;
+};
+
+TEST_F(ServiceAdminTest, GetKernelReturnsBinaryAndMetadataByHandle) {
+  CompileReply c = CompileOk(*service_, "a");
+  Result<KernelInfo> k = service_->GetKernel(c.handle);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->kernel->key, c.key);
+  EXPECT_EQ(k->kernel->metadata, c.metadata);
+  EXPECT_FALSE(k->kernel->binary.empty());
+}
+
+TEST_F(ServiceAdminTest, GetKernelDistinguishesUnknownFromMalformedHandles) {
+  EXPECT_EQ(service_->GetKernel("tj1_" + std::string(64, '0')).status().code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(service_->GetKernel("nonsense").status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(ServiceAdminTest, LaunchRunsTheKernelOnTheSimulatedDevice) {
+  CompileReply c = CompileOk(*service_, "a");
+  LaunchCall call;
+  call.handle = c.handle;
+  call.inputs = {HalfArray(kHalfOne), HalfArray(kHalfTwo)};
+  Result<LaunchReply> r = service_->Launch(call, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->error;
+  ASSERT_EQ(r->outputs.size(), 1u);
+  EXPECT_EQ(r->outputs[0].data, HalfArray(kHalfThree).data);
+  EXPECT_GT(r->report.kernel_cycles, 0u);
+  EXPECT_GT(r->instructions, 0u);
+}
+
+TEST_F(ServiceAdminTest, LaunchByRequestDigestLocatesFindingsInThatSource) {
+  CompileReply c = CompileOk(*service_, "a");
+  LaunchCall call;
+  call.request_digest = c.request_digest;
+  call.inputs = {HalfArray(kHalfOne), HalfArray(kHalfTwo)};
+  call.instruction_budget = 2;  // runs out: a budget finding, not an RPC error
+  Result<LaunchReply> r = service_->Launch(call, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok);
+  ASSERT_FALSE(r->report.findings.empty());
+  EXPECT_EQ(r->report.findings[0].kind, runner::FindingKind::kBudget);
+  // The fake source map puts canonical statement i on a line of k.py.
+  EXPECT_NE(r->report.findings[0].message.find("k.py:"), std::string::npos)
+      << r->report.findings[0].message;
+}
+
+TEST_F(ServiceAdminTest, LaunchRejectsBadInputsAndCaps) {
+  CompileReply c = CompileOk(*service_, "a");
+  auto code = [&](LaunchCall call) { return service_->Launch(call, {}).status().code(); };
+  LaunchCall good;
+  good.handle = c.handle;
+  good.inputs = {HalfArray(kHalfOne), HalfArray(kHalfTwo)};
+
+  LaunchCall missing_input = good;
+  missing_input.inputs.pop_back();
+  EXPECT_EQ(code(missing_input), StatusCode::kInvalidArgument);
+  LaunchCall wrong_shape = good;
+  wrong_shape.inputs[0] = HalfArray(kHalfOne, 128);
+  EXPECT_EQ(code(wrong_shape), StatusCode::kInvalidArgument);
+  LaunchCall small_gm = good;
+  small_gm.max_gm_bytes = 1024;  // the three tensors need 1536 bytes
+  EXPECT_EQ(code(small_gm), StatusCode::kResourceExhausted);
+  LaunchCall huge_budget = good;
+  huge_budget.instruction_budget = service_->options().max_instruction_budget + 1;
+  EXPECT_EQ(code(huge_budget), StatusCode::kInvalidArgument);
+  LaunchCall no_kernel;
+  EXPECT_EQ(code(no_kernel), StatusCode::kInvalidArgument);
+  LaunchCall unknown = good;
+  unknown.handle = "tj1_" + std::string(64, 'f');
+  EXPECT_EQ(code(unknown), StatusCode::kNotFound);
+  LaunchCall unknown_digest;
+  unknown_digest.request_digest = std::string(64, 'e');
+  EXPECT_EQ(code(unknown_digest), StatusCode::kNotFound);
+  CallContext expired;
+  expired.deadline = std::chrono::steady_clock::now() - std::chrono::milliseconds(1);
+  EXPECT_EQ(service_->Launch(good, expired).status().code(), StatusCode::kDeadlineExceeded);
+}
+
+TEST_F(ServiceAdminTest, ListPinUnpinAndEvict) {
+  CompileReply a = CompileOk(*service_, "a");
+  CompileReply b = CompileOk(*service_, "b");
+  Result<std::vector<StoreEntryInfo>> list = service_->List(0);
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->size(), 2u);
+  EXPECT_TRUE(service_->Pin(a.handle).ok());
+  EXPECT_TRUE(service_->Unpin(a.handle).ok());
+  EXPECT_EQ(service_->Pin("tj1_" + std::string(64, '0')).code(), StatusCode::kNotFound);
+  EXPECT_EQ(service_->Pin("bad").code(), StatusCode::kInvalidArgument);
+  Result<size_t> evicted = service_->Evict({a.handle, "tj1_" + std::string(64, '0')});
+  ASSERT_TRUE(evicted.ok());
+  EXPECT_EQ(*evicted, 1u);
+  EXPECT_EQ(service_->GetKernel(a.handle).status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(service_->GetKernel(b.handle).ok());
+  EXPECT_EQ(service_->Stats().store.entries, 1u);
+}
+
+TEST_F(ServiceAdminTest, ExportThenImportIntoAnotherService) {
+  CompileReply a = CompileOk(*service_, "a");
+  auto exported = service_->Export({}, 100);
+  ASSERT_TRUE(exported.ok());
+  ASSERT_EQ(exported->size(), 1u);
+  std::unique_ptr<CompileService> other = Make();
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const auto& k : *exported) entries.emplace_back(k->key, k->binary);
+  auto counts = other->Import(entries);
+  ASSERT_TRUE(counts.ok()) << counts.status();
+  EXPECT_EQ(counts->first, 1u);
+  Result<KernelInfo> k = other->GetKernel(a.handle);
+  ASSERT_TRUE(k.ok());
+  EXPECT_EQ(k->kernel->metadata, a.metadata);
+  EXPECT_EQ(other->Import(entries)->second, 1u);  // already present
+}
+
+TEST_F(ServiceAdminTest, ImportRejectsGarbageAndMismatchedKeys) {
+  CompileReply a = CompileOk(*service_, "a");
+  std::string binary = service_->GetKernel(a.handle)->kernel->binary;
+  EXPECT_EQ(service_->Import({{a.key, "not an elf"}}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(service_->Import({{std::string(64, 'b'), binary}}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(service_->Import({{"XYZ", binary}}).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tilejit::server
