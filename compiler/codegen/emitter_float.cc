@@ -50,14 +50,8 @@ Result<Opnd> Emitter::State::FloatExpr(const ir::Expr& x) {
       return OpImm(FloatBitsOf(ir::As<ir::FloatImmNode>(x).value));
     case ir::ExprKind::kIntImm:
       return OpImm(FloatBitsOf(static_cast<double>(ir::As<ir::IntImmNode>(x).value)));
-    case ir::ExprKind::kVarRef: {
-      const auto& v = ir::As<ir::VarRefNode>(x);
-      auto it = vars.find(v.var.get());
-      TILEJIT_CHECK(it != vars.end()) << "variable '" << v.var->name << "' is not bound";
-      const auto& range = it->second.range;
-      if (range.has_value() && range->first == range->second) return OpImm(range->first);
-      return OpReg(it->second.reg);
-    }
+    case ir::ExprKind::kVarRef:
+      return VarOperand(ir::As<ir::VarRefNode>(x));
     case ir::ExprKind::kBinary:
       return FloatBinary(ir::As<ir::BinaryNode>(x));
     case ir::ExprKind::kUnary: {

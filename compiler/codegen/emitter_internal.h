@@ -70,6 +70,9 @@ struct Emitter::State {
                                       SourceLoc loc);
 
   // ---- integer expressions (emitter_scalar.cc)
+  // The operand of a bound variable: its constant when its range is one value, else its
+  // register.
+  target::Opnd VarOperand(const ir::VarRefNode& v) const;
   Result<target::Opnd> IntExpr(const ir::Expr& e);
   Result<target::Opnd> IntBinary(const ir::BinaryNode& b);
   Result<target::Opnd> IntCompare(target::CmpMode mode, const ir::Expr& a, const ir::Expr& b);

@@ -105,6 +105,14 @@ std::optional<target::CmpMode> CmpModeOf(ir::BinaryOp op) {
 
 Result<Opnd> Emitter::Int(const ir::Expr& e) { return state_->IntExpr(e); }
 
+Opnd Emitter::State::VarOperand(const ir::VarRefNode& v) const {
+  auto it = vars.find(v.var.get());
+  TILEJIT_CHECK(it != vars.end()) << "variable '" << v.var->name << "' is not bound";
+  const auto& range = it->second.range;
+  if (range.has_value() && range->first == range->second) return OpImm(range->first);
+  return OpReg(it->second.reg);
+}
+
 Result<Opnd> Emitter::State::IntExpr(const ir::Expr& x) {
   TILEJIT_CHECK(x != nullptr) << "null expression";
   if (ir::IsFloat(x->dtype)) {
@@ -117,14 +125,8 @@ Result<Opnd> Emitter::State::IntExpr(const ir::Expr& x) {
       return OpImm(ir::As<ir::IntImmNode>(x).value);
     case ir::ExprKind::kFloatImm:
       break;  // float dtype, rejected above
-    case ir::ExprKind::kVarRef: {
-      const auto& v = ir::As<ir::VarRefNode>(x);
-      auto it = vars.find(v.var.get());
-      TILEJIT_CHECK(it != vars.end()) << "variable '" << v.var->name << "' is not bound";
-      const auto& range = it->second.range;
-      if (range.has_value() && range->first == range->second) return OpImm(range->first);
-      return OpReg(it->second.reg);
-    }
+    case ir::ExprKind::kVarRef:
+      return VarOperand(ir::As<ir::VarRefNode>(x));
     case ir::ExprKind::kBinary:
       return IntBinary(ir::As<ir::BinaryNode>(x));
     case ir::ExprKind::kUnary: {

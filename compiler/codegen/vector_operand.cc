@@ -6,6 +6,7 @@
 #include <string>
 #include <variant>
 
+#include "compiler/codegen/emitter_internal.h"  // IsaDType
 #include "compiler/codegen/vector_internal.h"
 
 namespace tilejit::codegen::vec {
@@ -33,31 +34,9 @@ std::vector<int64_t> MatrixOffsets(const ir::Region& r, const TileLayout& layout
 }  // namespace
 
 std::optional<target::DType> TargetDType(ir::DType t) {
-  switch (t) {
-    case ir::DType::kFloat16:
-      return target::DType::kF16;
-    case ir::DType::kBFloat16:
-      return target::DType::kBF16;
-    case ir::DType::kFloat32:
-      return target::DType::kF32;
-    case ir::DType::kInt8:
-      return target::DType::kS8;
-    case ir::DType::kBool:
-    case ir::DType::kUInt8:
-      return target::DType::kU8;
-    case ir::DType::kInt16:
-      return target::DType::kS16;
-    case ir::DType::kUInt16:
-      return target::DType::kU16;
-    case ir::DType::kInt32:
-      return target::DType::kS32;
-    case ir::DType::kUInt32:
-      return target::DType::kU32;
-    case ir::DType::kInt64:
-      return target::DType::kS64;
-    default:
-      return std::nullopt;
-  }
+  // The vector unit has no 64-bit unsigned form; every other type maps as for scalars.
+  if (t == ir::DType::kUInt64) return std::nullopt;
+  return IsaDType(t);
 }
 
 Status VecOp::Error(const std::string& msg) {
