@@ -57,25 +57,6 @@ std::vector<int64_t> LastTwo(std::vector<int64_t> e) {
   return e;
 }
 
-std::optional<TileOpCode> BinaryTileOp(ir::BinaryOp op) {
-  switch (op) {
-    case ir::BinaryOp::kAdd:
-      return TileOpCode::kAdd;
-    case ir::BinaryOp::kSub:
-      return TileOpCode::kSub;
-    case ir::BinaryOp::kMul:
-      return TileOpCode::kMul;
-    case ir::BinaryOp::kDiv:
-      return TileOpCode::kDiv;
-    case ir::BinaryOp::kMin:
-      return TileOpCode::kMin;
-    case ir::BinaryOp::kMax:
-      return TileOpCode::kMax;
-    default:
-      return std::nullopt;
-  }
-}
-
 std::optional<std::string> CompareMode(ir::BinaryOp op) {
   switch (op) {
     case ir::BinaryOp::kEq:
@@ -122,6 +103,25 @@ bool ReadsElsewhere(const ir::Expr& e, const ir::Buffer& dest, const std::vector
 std::string Quoted(const ir::Buffer& b) { return "'" + b->name + "'"; }
 
 }  // namespace
+
+std::optional<TileOpCode> BinaryTileOp(ir::BinaryOp op) {
+  switch (op) {
+    case ir::BinaryOp::kAdd:
+      return TileOpCode::kAdd;
+    case ir::BinaryOp::kSub:
+      return TileOpCode::kSub;
+    case ir::BinaryOp::kMul:
+      return TileOpCode::kMul;
+    case ir::BinaryOp::kDiv:
+      return TileOpCode::kDiv;
+    case ir::BinaryOp::kMin:
+      return TileOpCode::kMin;
+    case ir::BinaryOp::kMax:
+      return TileOpCode::kMax;
+    default:
+      return std::nullopt;
+  }
+}
 
 bool StoreLowerer::Lower(const ir::StoreNode& store) {
   loc_ = store.loc;

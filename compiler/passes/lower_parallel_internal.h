@@ -115,5 +115,7 @@ class StoreLowerer {
 bool ExprEqual(const ir::Expr& a, const ir::Expr& b);
 bool RegionEqual(const ir::Region& a, const ir::Region& b);
 std::vector<int64_t> Trim(const std::vector<int64_t>& shape);  // drop leading unit dims
+// The element-wise tile op of a binary operator (add sub mul div min max), or nullopt.
+std::optional<ir::TileOpCode> BinaryTileOp(ir::BinaryOp op);
 
 }  // namespace tilejit::passes::parallel

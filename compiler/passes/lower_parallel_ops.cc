@@ -20,23 +20,6 @@ bool Commutative(ir::BinaryOp op) {
          op == ir::BinaryOp::kMax;
 }
 
-TileOpCode CodeOf(ir::BinaryOp op) {
-  switch (op) {
-    case ir::BinaryOp::kAdd:
-      return TileOpCode::kAdd;
-    case ir::BinaryOp::kSub:
-      return TileOpCode::kSub;
-    case ir::BinaryOp::kMul:
-      return TileOpCode::kMul;
-    case ir::BinaryOp::kDiv:
-      return TileOpCode::kDiv;
-    case ir::BinaryOp::kMin:
-      return TileOpCode::kMin;
-    default:
-      return TileOpCode::kMax;
-  }
-}
-
 std::string ModeOf(ir::BinaryOp op) {
   switch (op) {
     case ir::BinaryOp::kEq:
@@ -131,7 +114,9 @@ std::optional<Value> StoreLowerer::Combine(ir::BinaryOp op, Value a, Value b,
                                            const ir::Region* into) {
   TILEJIT_CHECK(!(a.is_scalar && b.is_scalar)) << "invariant binary reached Combine";
   if (!SameDtype(a, b)) return std::nullopt;
-  const TileOpCode code = CodeOf(op);
+  const std::optional<TileOpCode> op_code = BinaryTileOp(op);
+  TILEJIT_CHECK(op_code.has_value()) << "Combine on a non-element-wise operator";
+  const TileOpCode code = *op_code;
   if (!a.is_scalar && (b.is_scalar || b.cls == a.cls || a.cls == Cls::kFull)) {
     Value dst = Slot(a.cls, a.dtype, into, &a, &b);  // b is [R]/[1, C]/scalar or a.cls
     Emit(code, {dst.region, a.region, OperandOf(b)});
