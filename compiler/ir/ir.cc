@@ -267,4 +267,19 @@ Stmt MakeTileOp(TileOpCode op, std::vector<Operand> args, std::vector<Attr> attr
   return std::make_shared<TileOpNode>(op, std::move(args), std::move(attrs), loc);
 }
 
+SyncOrigin SyncOriginOf(const StmtNode& s) {
+  switch (s.kind) {
+    case StmtKind::kBarrier:
+      return static_cast<const BarrierNode&>(s).origin;
+    case StmtKind::kSetFlag:
+    case StmtKind::kWaitFlag:
+      return static_cast<const FlagNode&>(s).origin;
+    case StmtKind::kSetCrossFlag:
+    case StmtKind::kWaitCrossFlag:
+      return static_cast<const CrossFlagNode&>(s).origin;
+    default:
+      return SyncOrigin::kAuthor;
+  }
+}
+
 }  // namespace tilejit::ir

@@ -100,6 +100,10 @@ struct BufferNode {
   MemScope scope = MemScope::kGM;
   BufferRole role = BufferRole::kLocal;
   std::optional<int64_t> address;  // byte offset in its memory, once placed or annotated
+  // A GM workspace the compiler added (role kWorkspace): shape [grid, ...], block b owns
+  // index b of the leading dim; the runner allocates and zeroes it. Printed as the role
+  // `compiler_workspace`.
+  bool compiler_made = false;
   SourceLoc loc;
 
   int64_t num_elements() const;
@@ -442,10 +446,17 @@ struct TileOpNode : StmtNode {
   const AttrValue* FindAttr(std::string_view key) const;
 };
 
+// Who made a sync statement: the kernel's author, or a pass (printed as a `{compiler}` suffix).
+// verify_sync's severity depends on it: a finding on a compiler-made sync is an internal error,
+// on an author's sync a warning.
+enum class SyncOrigin : uint8_t { kAuthor, kCompiler };
+
 struct BarrierNode : StmtNode {
   static constexpr StmtKind kKinds[] = {StmtKind::kBarrier};
   Pipe pipe;  // kAll for barrier_all
-  BarrierNode(Pipe p, SourceLoc l) : StmtNode(StmtKind::kBarrier, l), pipe(p) {}
+  SyncOrigin origin;
+  BarrierNode(Pipe p, SourceLoc l, SyncOrigin o = SyncOrigin::kAuthor)
+      : StmtNode(StmtKind::kBarrier, l), pipe(p), origin(o) {}
 };
 
 // set_flag / wait_flag on the (src, dst) pipe pair; event may be a runtime expression.
@@ -453,8 +464,9 @@ struct FlagNode : StmtNode {
   static constexpr StmtKind kKinds[] = {StmtKind::kSetFlag, StmtKind::kWaitFlag};
   Pipe src, dst;
   Expr event;
-  FlagNode(StmtKind k, Pipe s, Pipe d, Expr e, SourceLoc l)
-      : StmtNode(k, l), src(s), dst(d), event(std::move(e)) {}
+  SyncOrigin origin;
+  FlagNode(StmtKind k, Pipe s, Pipe d, Expr e, SourceLoc l, SyncOrigin o = SyncOrigin::kAuthor)
+      : StmtNode(k, l), src(s), dst(d), event(std::move(e)), origin(o) {}
 };
 
 // set_cross_flag(pipe, flag, mode) / wait_cross_flag(flag[, pipe]).
@@ -463,8 +475,9 @@ struct CrossFlagNode : StmtNode {
   Pipe pipe;  // the pipe the set is ordered behind; kS for a plain wait
   Expr flag;
   int mode;  // 0, 1 or 2 (set only)
-  CrossFlagNode(StmtKind k, Pipe p, Expr f, int m, SourceLoc l)
-      : StmtNode(k, l), pipe(p), flag(std::move(f)), mode(m) {}
+  SyncOrigin origin;
+  CrossFlagNode(StmtKind k, Pipe p, Expr f, int m, SourceLoc l, SyncOrigin o = SyncOrigin::kAuthor)
+      : StmtNode(k, l), pipe(p), flag(std::move(f)), mode(m), origin(o) {}
 };
 
 enum class CoreKind : uint8_t { kCube, kVector };
@@ -492,6 +505,9 @@ const T* TryAs(const Stmt& s) {
     if (k == s->kind) return static_cast<const T*>(s.get());
   return nullptr;
 }
+
+// The origin of a barrier, flag or cross-flag statement; kAuthor for any other statement.
+SyncOrigin SyncOriginOf(const StmtNode& s);
 
 // Statement builders (thin wrappers over make_shared, for readability at call sites).
 Stmt Seq(std::vector<Stmt> stmts, SourceLoc loc = {});

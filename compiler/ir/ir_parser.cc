@@ -52,6 +52,11 @@ BufferNode IrParser::ParseBufferType() {
         found = true;
       }
     }
+    if (role.text == "compiler_workspace") {
+      b.role = BufferRole::kWorkspace;
+      b.compiler_made = true;
+      found = true;
+    }
     if (!found) Fail(LocOf(role), "unknown buffer role '" + role.text + "'");
   }
   if (AcceptPunct("@")) b.address = ExpectInt("an address", false);
@@ -296,45 +301,56 @@ Pipe IrParser::ParsePipeName() {
 
 Stmt IrParser::ParseSync(const std::string& word, SourceLoc loc) {
   ExpectPunct("(");
-  Stmt out;
   if (word == "barrier") {
-    out = std::make_shared<BarrierNode>(ParsePipeName(), loc);
-  } else if (word == "set_flag" || word == "wait_flag") {
+    Pipe pipe = ParsePipeName();
+    ExpectPunct(")");
+    return std::make_shared<BarrierNode>(pipe, loc, ParseSyncOrigin());
+  }
+  if (word == "set_flag" || word == "wait_flag") {
     Pipe src = ParsePipeName();
     ExpectPunct(",");
     Pipe dst = ParsePipeName();
     ExpectPunct(",");
     Expr event = ParseExpr();
     StmtKind kind = word == "set_flag" ? StmtKind::kSetFlag : StmtKind::kWaitFlag;
-    out = std::make_shared<FlagNode>(kind, src, dst, event, loc);
-  } else {
-    bool is_set = word == "set_cross_flag";
-    Pipe pipe = Pipe::kS;
-    if (is_set) {
-      pipe = ParsePipeName();
-      ExpectPunct(",");
-    }
-    Expr flag = ParseExpr();
-    int64_t mode = 0;
-    while (AcceptPunct(",")) {
-      Token key = Peek();
-      std::string name = ExpectIdent("'mode' or 'pipe'");
-      ExpectPunct("=");
-      if (name == "pipe" && !is_set) {
-        pipe = ParsePipeName();
-      } else if (name == "mode") {
-        SourceLoc mloc = Here();
-        mode = ExpectInt("a mode", false);
-        if (mode > 2) Fail(mloc, "cross-flag mode must be 0, 1 or 2");
-      } else {
-        Fail(LocOf(key), "unknown argument '" + name + "'");
-      }
-    }
-    StmtKind kind = is_set ? StmtKind::kSetCrossFlag : StmtKind::kWaitCrossFlag;
-    out = std::make_shared<CrossFlagNode>(kind, pipe, flag, static_cast<int>(mode), loc);
+    ExpectPunct(")");
+    return std::make_shared<FlagNode>(kind, src, dst, event, loc, ParseSyncOrigin());
   }
+  bool is_set = word == "set_cross_flag";
+  Pipe pipe = Pipe::kS;
+  if (is_set) {
+    pipe = ParsePipeName();
+    ExpectPunct(",");
+  }
+  Expr flag = ParseExpr();
+  int64_t mode = 0;
+  while (AcceptPunct(",")) {
+    Token key = Peek();
+    std::string name = ExpectIdent("'mode' or 'pipe'");
+    ExpectPunct("=");
+    if (name == "pipe" && !is_set) {
+      pipe = ParsePipeName();
+    } else if (name == "mode") {
+      SourceLoc mloc = Here();
+      mode = ExpectInt("a mode", false);
+      if (mode > 2) Fail(mloc, "cross-flag mode must be 0, 1 or 2");
+    } else {
+      Fail(LocOf(key), "unknown argument '" + name + "'");
+    }
+  }
+  StmtKind kind = is_set ? StmtKind::kSetCrossFlag : StmtKind::kWaitCrossFlag;
   ExpectPunct(")");
-  return out;
+  return std::make_shared<CrossFlagNode>(kind, pipe, flag, static_cast<int>(mode), loc,
+                                         ParseSyncOrigin());
+}
+
+// The optional `{compiler}` suffix of a sync a pass made.
+SyncOrigin IrParser::ParseSyncOrigin() {
+  if (!AcceptPunct("{")) return SyncOrigin::kAuthor;
+  Token word = Peek();
+  if (ExpectIdent("'compiler'") != "compiler") Fail(LocOf(word), "expected 'compiler'");
+  ExpectPunct("}");
+  return SyncOrigin::kCompiler;
 }
 
 Stmt IrParser::ParseTileOpStmt(TileOpCode op, SourceLoc loc) {

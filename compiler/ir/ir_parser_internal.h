@@ -39,6 +39,7 @@ class IrParser {
   Stmt ParseIf(SourceLoc loc);
   Stmt ParseStore(SourceLoc loc);
   Stmt ParseSync(const std::string& word, SourceLoc loc);
+  SyncOrigin ParseSyncOrigin();
   Stmt ParseTileOpStmt(TileOpCode op, SourceLoc loc);
   BufferNode ParseBufferType();
   Var ParseVarDef();

@@ -192,13 +192,13 @@ Stmt Mutator::MutateTileOp(const Stmt& s, const TileOpNode& op) {
 Stmt Mutator::MutateFlag(const Stmt& s, const FlagNode& op) {
   Expr event = Mutate(op.event);
   if (event == op.event) return s;
-  return std::make_shared<FlagNode>(op.kind, op.src, op.dst, event, op.loc);
+  return std::make_shared<FlagNode>(op.kind, op.src, op.dst, event, op.loc, op.origin);
 }
 
 Stmt Mutator::MutateCrossFlag(const Stmt& s, const CrossFlagNode& op) {
   Expr flag = Mutate(op.flag);
   if (flag == op.flag) return s;
-  return std::make_shared<CrossFlagNode>(op.kind, op.pipe, flag, op.mode, op.loc);
+  return std::make_shared<CrossFlagNode>(op.kind, op.pipe, flag, op.mode, op.loc, op.origin);
 }
 
 Stmt Mutator::MutateCoreScope(const Stmt& s, const CoreScopeNode& op) {

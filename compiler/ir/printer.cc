@@ -44,6 +44,7 @@ class StmtPrinter {
   void PrintFor(const ForNode& f, int indent);
   void PrintStore(const StoreNode& st);
   void PrintSync(const Stmt& s);
+  void PrintSyncCall(const Stmt& s);
   void PrintIndexList(const std::vector<int>& idx);
 
   void Out(std::string_view s) { out_ += s; }
@@ -125,7 +126,7 @@ void StmtPrinter::PrintBufferType(const BufferNode& b, bool print_role) {
   if (print_role && b.role != BufferRole::kLocal) {
     static constexpr std::string_view kRoles[] = {"local", "input", "output", "workspace"};
     Out(" ");
-    Out(kRoles[static_cast<int>(b.role)]);
+    Out(b.compiler_made ? "compiler_workspace" : kRoles[static_cast<int>(b.role)]);
   }
   if (b.address.has_value()) Out(" @" + std::to_string(*b.address));
 }
@@ -332,6 +333,11 @@ void StmtPrinter::PrintStore(const StoreNode& st) {
 }
 
 void StmtPrinter::PrintSync(const Stmt& s) {
+  PrintSyncCall(s);
+  if (SyncOriginOf(*s) == SyncOrigin::kCompiler) Out(" {compiler}");
+}
+
+void StmtPrinter::PrintSyncCall(const Stmt& s) {
   if (const auto* b = TryAs<BarrierNode>(s)) {
     Out("barrier(");
     Out(target::PipeName(b->pipe));

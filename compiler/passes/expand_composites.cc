@@ -132,7 +132,8 @@ class GemmExpander : public ir::Mutator {
   Stmt Slice(const ir::TileOpNode& op, const Scratch& sc, const Expr& k, int64_t extent);
   std::optional<ir::AttrValue> InitFor(const ir::TileOpNode& op, const Expr& k) const;
   Stmt Flag(ir::StmtKind kind, Pipe src, Pipe dst, Expr event, SourceLoc loc) const {
-    return std::make_shared<ir::FlagNode>(kind, src, dst, std::move(event), loc);
+    return std::make_shared<ir::FlagNode>(kind, src, dst, std::move(event), loc,
+                                          ir::SyncOrigin::kCompiler);
   }
 
   PassContext& ctx_;

@@ -95,7 +95,8 @@ void OpSink::Emit(ir::TileOpCode op, std::vector<ir::Operand> args, std::vector<
     bool hazard = read_.count(dst) > 0 || written_.count(dst) > 0;
     for (const ir::BufferNode* b : reads) hazard = hazard || written_.count(b) > 0;
     if (hazard) {
-      stmts_.push_back(std::make_shared<ir::BarrierNode>(ir::Pipe::kV, loc));
+      stmts_.push_back(
+          std::make_shared<ir::BarrierNode>(ir::Pipe::kV, loc, ir::SyncOrigin::kCompiler));
       ctx_.Count("barriers");
       read_.clear();
       written_.clear();

@@ -45,6 +45,34 @@ launch(4, threads=0) (%c, %v) {   # trailing comment
   EXPECT_NE(PrintKernel(*k).find("launch(4, threads=0) (%cid, %vid) {"), std::string::npos);
 }
 
+TEST(IrParser, CompilerMadeSyncsAndWorkspacesKeepTheirOriginThroughPrintAndParse) {
+  const std::string text = R"(param %p0: gm float32[64, 32] input
+param %p1: gm float32[2, 32, 32] compiler_workspace
+out_idx = []
+workspace_idx = [1]
+launch(2, threads=0) (%cid, %vid) {
+  set_flag(mte2, v, 0) {compiler}
+  wait_flag(mte2, v, 0)
+  barrier(v) {compiler}
+  set_cross_flag(fix, 1, mode=2) {compiler}
+  wait_cross_flag(1, pipe=mte2) {compiler}
+}
+)";
+  Result<Kernel> k = ParseTileIrString(text);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_TRUE(k->params[1]->compiler_made);
+  EXPECT_EQ(k->params[1]->role, BufferRole::kWorkspace);
+  EXPECT_FALSE(k->params[0]->compiler_made);
+  const auto& body = As<SeqNode>(As<KernelNode>(k->body).body).stmts;
+  ASSERT_EQ(body.size(), 5u);
+  EXPECT_EQ(SyncOriginOf(*body[0]), SyncOrigin::kCompiler);
+  EXPECT_EQ(SyncOriginOf(*body[1]), SyncOrigin::kAuthor);
+  EXPECT_EQ(SyncOriginOf(*body[2]), SyncOrigin::kCompiler);
+  EXPECT_EQ(SyncOriginOf(*body[4]), SyncOrigin::kCompiler);
+  EXPECT_EQ(PrintKernel(*k), text);
+  EXPECT_NE(ErrorsOf(WithBody("launch(1, threads=0) (%c, %v) {\n  barrier(v) {author}\n}\n")), "");
+}
+
 TEST(IrParser, SourceLocsPointIntoTheIrText) {
   SourceManager sources;
   DiagnosticEngine diag(&sources);

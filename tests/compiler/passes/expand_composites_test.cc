@@ -35,15 +35,15 @@ TEST(ExpandComposites, SingleSliceGemmInExpertModeCarriesItsOwnSyncsOnOneSlot) {
                         "  alloc %l0a_0: l0a float16[2, 32, 48]\n"
                         "  alloc %l0b_0: l0b float16[2, 48, 64]\n",
                         "  barrier(all)\n"
-                        "  set_flag(m, mte1, 6)\n"
-                        "  wait_flag(m, mte1, 6)\n"
+                        "  set_flag(m, mte1, 6) {compiler}\n"
+                        "  wait_flag(m, mte1, 6) {compiler}\n"
                         "  copy(%l0a_0[0:+1, :, :], %l1_0)\n"
                         "  copy(%l0b_0[0:+1, :, :], %l1_1)\n"
-                        "  set_flag(mte1, m, 6)\n"
-                        "  wait_flag(mte1, m, 6)\n"
+                        "  set_flag(mte1, m, 6) {compiler}\n"
+                        "  wait_flag(mte1, m, 6) {compiler}\n"
                         "  mma(%l0c_0, %l0a_0[0:+1, :, :], %l0b_0[0:+1, :, :]) {init=true}\n"
-                        "  set_flag(m, mte1, 6)\n"
-                        "  wait_flag(m, mte1, 6)\n"
+                        "  set_flag(m, mte1, 6) {compiler}\n"
+                        "  wait_flag(m, mte1, 6) {compiler}\n"
                         "  barrier(all)\n"));
   EXPECT_EQ(r.ctx.stats["gemm_v0_expanded"], 1);
   EXPECT_EQ(r.ctx.stats["k_slices"], 1);
@@ -67,20 +67,20 @@ TEST(ExpandComposites, SlicesKByTheLargestFittingDivisorWithRuntimeInit) {
                         "  alloc %l0a_0: l0a float16[2, 128, 128]\n"
                         "  alloc %l0b_0: l0b float16[2, 128, 128]\n",
                         "  for %v0 in serial(0, 4) {\n"
-                        "    set_flag(m, mte1, 6)\n"
-                        "    set_flag(m, mte1, 7)\n"
+                        "    set_flag(m, mte1, 6) {compiler}\n"
+                        "    set_flag(m, mte1, 7) {compiler}\n"
                         "    for %v1 in serial(0, 4) {\n"
-                        "      wait_flag(m, mte1, 6 + %v1 % 2)\n"
+                        "      wait_flag(m, mte1, 6 + %v1 % 2) {compiler}\n"
                         "      copy(%l0a_0[%v1 % 2:+1, :, :], %l1_0[:, %v1 * 128:+128])\n"
                         "      copy(%l0b_0[%v1 % 2:+1, :, :], %l1_1[%v1 * 128:+128, :])\n"
-                        "      set_flag(mte1, m, 6 + %v1 % 2)\n"
-                        "      wait_flag(mte1, m, 6 + %v1 % 2)\n"
+                        "      set_flag(mte1, m, 6 + %v1 % 2) {compiler}\n"
+                        "      wait_flag(mte1, m, 6 + %v1 % 2) {compiler}\n"
                         "      mma(%l0c_0, %l0a_0[%v1 % 2:+1, :, :], %l0b_0[%v1 % 2:+1, :, :]) "
                         "{init=%v0 == 0 and %v1 == 0}\n"
-                        "      set_flag(m, mte1, 6 + %v1 % 2)\n"
+                        "      set_flag(m, mte1, 6 + %v1 % 2) {compiler}\n"
                         "    }\n"
-                        "    wait_flag(m, mte1, 6)\n"
-                        "    wait_flag(m, mte1, 7)\n"
+                        "    wait_flag(m, mte1, 6) {compiler}\n"
+                        "    wait_flag(m, mte1, 7) {compiler}\n"
                         "  }\n"));
   EXPECT_EQ(r.ctx.stats["k_slices"], 4);
 }

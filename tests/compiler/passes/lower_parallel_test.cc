@@ -69,7 +69,7 @@ TEST(LowerParallel, TracerExampleBecomesMulThenRowBroadcastAddWithABarrier) {
                                   "    %ub_1[%v2] = %ub_1[%v2] + 1.0\n"
                                   "  }\n"));
   EXPECT_EQ(out, Kernel("  mul(%ub_2, %ub_0, 2.0)\n"
-                        "  barrier(v)\n"
+                        "  barrier(v) {compiler}\n"
                         "  add(%ub_0, %ub_2, %ub_1)\n"
                         "  add(%ub_1, %ub_1, 1.0)\n",
                         "  alloc %ub_2: ub float32[64, 64]\n"));
@@ -93,7 +93,7 @@ TEST(LowerParallel, ScalarMinusTileIsNegateThenAddInPlace) {
   std::string out = r.Run(LowerParallel, Kernel(Nest2("      %ub_0[%v0, %v1] = 1.0 - %ub_0[%v0, "
                                                       "%v1]\n")));
   EXPECT_EQ(out, Kernel("  mul(%ub_0, %ub_0, -1.0)\n"
-                        "  barrier(v)\n"
+                        "  barrier(v) {compiler}\n"
                         "  add(%ub_0, %ub_0, 1.0)\n"));
 }
 
