@@ -12,6 +12,7 @@
 // host threads internally.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -57,6 +58,10 @@ struct LaunchOptions {
   uint64_t instr_budget = 50'000'000;  // per core of a block; exceeding it is a finding
   bool trace = false;                  // collect a Chrome trace and a per-line cycle table
   int max_findings = 64;
+  // Cancellation: the device polls it between instructions (every few thousand scheduling
+  // steps) and before each block; once it reads true the launch stops and Launch returns
+  // kCancelled instead of a report. Not owned; must outlive the launch. Null: not cancellable.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 enum class FindingKind : uint8_t {
@@ -93,6 +98,16 @@ struct BlockReport {
   uint64_t roofline_cycles = 0;  // largest summed occupancy over the block's pipes
   std::vector<PipeBusy> pipes;
   uint64_t instructions = 0;
+  // Cube/vector overlap. A core is busy while any of its non-scalar pipes is occupied (an
+  // instruction's occupancy interval; flag waits and barriers do not count). The AIC's busy
+  // time and each AIV's are lengths of interval unions; "AIV busy" for the group means either
+  // AIV busy (the union over both). overlap = |AIC busy ∩ AIV busy|, so overlap / span_cycles
+  // is the fraction of the block during which cube and vector work ran at the same time.
+  // Zero for a core the kernel does not use.
+  uint64_t aic_busy_cycles = 0;
+  std::vector<uint64_t> aiv_busy_cycles;  // per AIV present: aiv0, aiv1
+  uint64_t aiv_any_busy_cycles = 0;       // union over the AIVs
+  uint64_t cube_vector_overlap_cycles = 0;
 };
 
 struct LaunchReport {

@@ -26,6 +26,7 @@
 
 #include "compiler/target/npu_target.h"
 #include "runner/device.h"
+#include "runner/sim/busy_intervals.h"
 #include "runner/sim/memory.h"
 #include "runner/sim/ops.h"
 #include "runner/sim/race.h"
@@ -73,6 +74,7 @@ struct BlockResult {
   // Summed occupancy and instruction count per pc, per core type (0 AIC, 1 AIV).
   std::array<std::vector<uint64_t>, 2> pc_cycles;
   std::array<std::vector<uint64_t>, 2> pc_count;
+  bool cancelled = false;  // stopped early by LaunchOptions::cancel; the rest is partial
 };
 
 // Runs block `block` to completion (or to its first fault). Never throws for kernel problems.
@@ -123,6 +125,7 @@ struct CoreState {
   uint64_t stime = 0;  // when the scalar unit can act next
   uint64_t executed = 0;
   std::array<PipeState, target::kNumPipes> pipes;
+  BusyIntervals busy;  // occupancy intervals of the non-scalar pipes (cube/vector overlap)
   std::array<EventFlag, target::kNumPipes * target::kNumPipes * 8> events;
   std::array<std::deque<CrossEntry>, kCrossIds> xcount;
   // AIC only: mode-2 sets of each AIV waiting for the sibling's set (pairing).

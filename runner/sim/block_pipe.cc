@@ -151,6 +151,7 @@ void BlockRunner::ExecPipeInstr(CoreState& c, int pipe, const Queued& q, uint64_
   p.free_at = t + occ;
   p.last_complete = std::max(p.last_complete, complete);
   p.busy += occ;
+  if (static_cast<Pipe>(pipe) != Pipe::kS) c.busy.Add(t, t + occ);
   result_.pc_cycles[c.index > 0][q.pc] += occ;
   ++result_.pc_count[c.index > 0][q.pc];
   Trace(c, static_cast<Pipe>(pipe), t, complete, q.pc);
@@ -321,6 +322,16 @@ void BlockRunner::SetEvent(CoreState& c, Pipe src, Pipe dst, int id, uint64_t ti
             " (no wait_flag in between)");
     return;
   }
+  InstrRef wait;
+  if (checked_ && !races_.EventSetOrdered(c.index, src, EventIndex(src, dst, id), &wait)) {
+    // It did not happen in this run, but nothing orders it: other timings would double-set.
+    Add(FindingKind::kFlagMisuse,
+        "block " + std::to_string(block_) + ": set of event (" +
+            std::string(target::PipeName(src)) + " -> " + std::string(target::PipeName(dst)) +
+            ", id " + std::to_string(id) + ") by " + Describe(c.index, pc, src) +
+            " is unordered with its previous wait_flag " + Describe(wait.core, wait.pc, wait.pipe) +
+            " (a possible double set)");
+  }
   ev.set = true;
   ev.time = time;
   ev.setter_pc = pc;
@@ -333,7 +344,10 @@ void BlockRunner::TakeEvent(CoreState& c, Pipe src, Pipe dst, int id, Pipe waite
                             int pc) {
   EventFlag& ev = c.events[EventIndex(src, dst, id)];
   ev.set = false;
-  if (checked_) races_.Acquire(c.index, waiter, ev.clock);
+  if (checked_) {
+    races_.Acquire(c.index, waiter, ev.clock);
+    races_.OnEventWait(c.index, waiter, EventIndex(src, dst, id), pc);
+  }
   Trace(c, waiter, t, t + t_.sync_cycles.value, pc, ev.flow, false);
 }
 

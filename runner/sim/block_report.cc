@@ -68,6 +68,24 @@ void BlockRunner::ReportRaces() {
   result_.suppressed += races_.suppressed();
 }
 
+// The AIVs' unions are merged into one "either AIV busy" set before intersecting with the
+// AIC's, so a cycle in which both AIVs work beside the cube counts once, not twice.
+void BlockRunner::ReportOverlap() {
+  BlockReport& r = result_.report;
+  BusyIntervals aiv_any;
+  for (const CoreState& c : cores_) {
+    if (!c.present) continue;
+    if (c.index == 0) {
+      r.aic_busy_cycles = c.busy.Length();
+    } else {
+      r.aiv_busy_cycles.push_back(c.busy.Length());
+      aiv_any.AddAll(c.busy);
+    }
+  }
+  r.aiv_any_busy_cycles = aiv_any.Length();
+  if (cores_[0].present) r.cube_vector_overlap_cycles = IntersectionLength(cores_[0].busy, aiv_any);
+}
+
 void BlockRunner::ReportDeadlock() {
   std::ostringstream os;
   os << "block " << block_ << ": deadlock: every pipe is waiting and nothing is in flight;";

@@ -62,6 +62,7 @@ class BlockRunner {
   void Fault(const CoreState& c, int pc, target::Pipe pipe, const std::string& what,
              FindingKind kind = FindingKind::kFault);
   void ReportRaces();
+  void ReportOverlap();
 
   const LaunchContext& ctx_;
   const target::NpuTarget& t_;

@@ -69,11 +69,14 @@ std::vector<RaceDetector::Record>& RaceDetector::History(MemSpace space, int cor
 void RaceDetector::OnInstr(const InstrRef& ref, std::span<const Access> accesses) {
   const int agent = Agent(ref.core, ref.pipe);
   const uint32_t epoch = ++current_[agent];
+  // Every access is checked before any is recorded: an in-place instruction (read and write
+  // of one range) would otherwise replace an older read of its agent with its own read, and
+  // its write, exempt against its own accesses, would miss the WAR with that older read.
   for (const Access& a : accesses) {
-    if (a.begin >= a.end) continue;
-    Record rec{a, ref, agent, epoch};
-    Check(rec, ref.core);
-    Insert(rec, ref.core);
+    if (a.begin < a.end) Check(Record{a, ref, agent, epoch}, ref.core);
+  }
+  for (const Access& a : accesses) {
+    if (a.begin < a.end) Insert(Record{a, ref, agent, epoch}, ref.core);
   }
   if (ref.pipe == Pipe::kS) clocks_[agent][agent] = epoch;  // scalar is in order
 }
@@ -166,6 +169,27 @@ void RaceDetector::Prune(std::vector<Record>& records) {
     }
     return true;
   });
+}
+
+void RaceDetector::OnEventWait(int core, Pipe pipe, int event, int pc) {
+  if (pipe == Pipe::kS) {
+    event_waits_.erase({core, event});
+    return;
+  }
+  const int agent = Agent(core, pipe);
+  // The wait is an instruction of its pipe: later work of the pipe (and whatever it
+  // publishes) is ordered after it.
+  event_waits_[{core, event}] = {{core, pc, pipe}, agent, ++current_[agent]};
+}
+
+bool RaceDetector::EventSetOrdered(int core, Pipe pipe, int event, InstrRef* wait) const {
+  auto it = event_waits_.find({core, event});
+  if (it == event_waits_.end()) return true;
+  const EventWait& w = it->second;
+  const int agent = Agent(core, pipe);
+  if (agent == w.agent || w.epoch <= clocks_[agent][w.agent]) return true;
+  *wait = w.ref;
+  return false;
 }
 
 VectorClock RaceDetector::Publish(int core, Pipe pipe) const {

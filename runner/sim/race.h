@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -85,6 +86,15 @@ class RaceDetector {
   // dispatch, so every pipe of the core joins it.
   void Acquire(int core, target::Pipe pipe, const VectorClock& clock);
 
+  // Event flags (docs/isa.md section 8): a set_flag must not fire before the previous wait of
+  // its event consumed it, or it may find the event still set. `event` is any per-core key of
+  // the (src, dst, id) event. A wait on the scalar pipe stalls dispatch, so everything after
+  // it is ordered and it is not recorded.
+  void OnEventWait(int core, target::Pipe pipe, int event, int pc);
+  // Whether a set of `event` on (core, pipe) now happens after the event's last wait (true
+  // when there was none); otherwise `*wait` names that wait.
+  bool EventSetOrdered(int core, target::Pipe pipe, int event, InstrRef* wait) const;
+
   const std::vector<RaceFinding>& findings() const { return findings_; }
   uint64_t suppressed() const { return suppressed_; }
 
@@ -109,7 +119,13 @@ class RaceDetector {
   std::array<std::vector<Record>, static_cast<int>(MemSpace::kCount) * kMaxCores> history_;
   std::array<size_t, static_cast<int>(MemSpace::kCount) * kMaxCores> prune_at_{};
   std::array<uint64_t, static_cast<int>(MemSpace::kCount) * kMaxCores> max_len_{};
-  std::vector<std::pair<uint64_t, uint64_t>> reported_;  // (first, second) packed refs
+  struct EventWait {
+    InstrRef ref;
+    int agent = 0;
+    uint32_t epoch = 0;
+  };
+  std::map<std::pair<int, int>, EventWait> event_waits_;  // (core, event) -> last wait
+  std::vector<std::pair<uint64_t, uint64_t>> reported_;   // (first, second) packed refs
   std::vector<RaceFinding> findings_;
   int max_findings_;
   uint64_t suppressed_ = 0;

@@ -136,8 +136,11 @@ Result<LaunchReport> SimDevice::Launch(KernelId id, std::span<const uint64_t> ar
   std::atomic<bool> internal_error{false};
   std::string internal_message;
   std::mutex mu;
+  auto cancelled = [&options] {
+    return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
+  };
   auto worker = [&] {
-    for (int64_t b = next++; b < n; b = next++) {
+    for (int64_t b = next++; b < n && !cancelled(); b = next++) {
       try {
         results[b] = RunBlock(ctx, b);
       } catch (const std::exception& e) {
@@ -154,6 +157,17 @@ Result<LaunchReport> SimDevice::Launch(KernelId id, std::span<const uint64_t> ar
   worker();
   for (auto& th : pool) th.join();
   if (internal_error) return Internal("simulator: " + internal_message);
+  if (cancelled()) {
+    int64_t finished = 0;
+    uint64_t executed = 0;
+    for (const BlockResult& r : results) {
+      finished += !r.cancelled && !r.report.pipes.empty();
+      executed += r.report.instructions;
+    }
+    return Cancelled("launch cancelled after " + std::to_string(finished) + " of " +
+                     std::to_string(n) + " block(s) finished (" + std::to_string(executed) +
+                     " instructions in finished blocks)");
+  }
 
   LaunchReport report;
   const target::KernelMetadata& m = image->metadata;

@@ -41,6 +41,47 @@ TEST(RaceDetector, AnInPlaceInstructionDoesNotRaceWithItself) {
   EXPECT_EQ(d.findings()[0].second.pc, 1);
 }
 
+TEST(RaceDetector, AnInPlaceInstructionRacesWithAnEarlierReaderOfItsPipe) {
+  // vconv y, x then vmaxs x, x, s on V without a barrier: the in-place op's own read of x must
+  // not hide the older read from its write (WAR).
+  RaceDetector d;
+  const Access cast[] = {Ub(0, 512, false), Ub(1024, 2048, true)};
+  d.OnInstr({kAiv0, 0, Pipe::kV}, cast);
+  const Access in_place[] = {Ub(0, 512, false), Ub(0, 512, true)};
+  d.OnInstr({kAiv0, 1, Pipe::kV}, in_place);
+  ASSERT_EQ(d.findings().size(), 1u);
+  EXPECT_EQ(d.findings()[0].kind, RaceKind::kWar);
+  EXPECT_EQ(d.findings()[0].scope, RaceScope::kIntraPipe);
+  EXPECT_EQ(d.findings()[0].first.pc, 0);
+  EXPECT_EQ(d.findings()[0].second.pc, 1);
+  // With a barrier between them there is nothing to report.
+  RaceDetector ordered;
+  ordered.OnInstr({kAiv0, 0, Pipe::kV}, cast);
+  ordered.OnBarrier(kAiv0, Pipe::kV);
+  ordered.OnInstr({kAiv0, 1, Pipe::kV}, in_place);
+  EXPECT_TRUE(ordered.findings().empty());
+}
+
+TEST(RaceDetector, AnEventSetMustFollowThePreviousWaitOfTheEvent) {
+  RaceDetector d;
+  constexpr int kEvent = 5;
+  // No wait yet: the first (pre-arming) set is fine.
+  InstrRef wait;
+  EXPECT_TRUE(d.EventSetOrdered(kAiv0, Pipe::kMte2, kEvent, &wait));
+  // V waits for the event; a later set on MTE2 that never heard from V may double-set.
+  d.OnEventWait(kAiv0, Pipe::kV, kEvent, 7);
+  ASSERT_FALSE(d.EventSetOrdered(kAiv0, Pipe::kMte2, kEvent, &wait));
+  EXPECT_EQ(wait.pc, 7);
+  EXPECT_EQ(wait.pipe, Pipe::kV);
+  // After a V -> MTE2 hand-off published after the wait, the set is ordered.
+  d.Acquire(kAiv0, Pipe::kMte2, d.Publish(kAiv0, Pipe::kV));
+  EXPECT_TRUE(d.EventSetOrdered(kAiv0, Pipe::kMte2, kEvent, &wait));
+  // Other cores' events are separate, and a wait on the scalar unit orders everything.
+  EXPECT_TRUE(d.EventSetOrdered(kAiv1, Pipe::kMte2, kEvent, &wait));
+  d.OnEventWait(kAiv1, Pipe::kS, kEvent, 3);
+  EXPECT_TRUE(d.EventSetOrdered(kAiv1, Pipe::kMte2, kEvent, &wait));
+}
+
 TEST(RaceDetector, SetWaitFlagOrdersTheHandOff) {
   RaceDetector d;
   const Access load[] = {Ub(0, 512, true)};
