@@ -138,11 +138,29 @@ void SqliteStore::RecordTouch(int64_t id, int64_t now) {
   size_t pending = 0;
   {
     std::lock_guard<std::mutex> lock(touch_mu_);
-    Touch& touch = touches_[id];
+    PendingTouch& touch = touches_[id];
     touch.last_ms = std::max(touch.last_ms, now);
     ++touch.count;
-    pending = touches_.size();
+    pending = touches_.size() + key_touches_.size();
   }
+  MaybeFlushTouches(pending);
+}
+
+void SqliteStore::Touch(std::string_view key) {
+  if (report_.read_only || !IsValidKey(key)) return;
+  const int64_t now = Now();
+  size_t pending = 0;
+  {
+    std::lock_guard<std::mutex> lock(touch_mu_);
+    auto [it, inserted] = key_touches_.try_emplace(std::string(key));
+    it->second.last_ms = std::max(it->second.last_ms, now);
+    ++it->second.count;
+    pending = touches_.size() + key_touches_.size();
+  }
+  MaybeFlushTouches(pending);
+}
+
+void SqliteStore::MaybeFlushTouches(size_t pending) {
   // Never block a hit on a writer: if the writer is busy, its own transaction flushes anyway.
   if (pending >= kMaxPendingTouches && !report_.read_only && writer_mu_.try_lock()) {
     (void)FlushTouchesNowLocked();
@@ -151,21 +169,38 @@ void SqliteStore::RecordTouch(int64_t id, int64_t now) {
 }
 
 Status SqliteStore::FlushTouchesLocked() {
-  std::unordered_map<int64_t, Touch> pending;
+  std::unordered_map<int64_t, PendingTouch> pending;
+  std::unordered_map<std::string, PendingTouch> pending_keys;
   {
     std::lock_guard<std::mutex> lock(touch_mu_);
     pending.swap(touches_);
+    pending_keys.swap(key_touches_);
   }
-  if (pending.empty()) return Status::Ok();
+  if (!pending.empty()) {
+    TILEJIT_ASSIGN_OR_RETURN(
+        Statement stmt,
+        writer_->Prepare("UPDATE entries SET last_access_ms = MAX(last_access_ms, ?1), "
+                         "access_count = access_count + ?2 WHERE id = ?3"));
+    for (const auto& [id, touch] : pending) {
+      // An id that was deleted or replaced meanwhile matches no row, which is what we want.
+      TILEJIT_RETURN_IF_ERROR(stmt.Bind(1, touch.last_ms));
+      TILEJIT_RETURN_IF_ERROR(stmt.Bind(2, static_cast<int64_t>(touch.count)));
+      TILEJIT_RETURN_IF_ERROR(stmt.Bind(3, id));
+      TILEJIT_RETURN_IF_ERROR(stmt.Run());
+      stmt.Reset();
+    }
+  }
+  if (pending_keys.empty()) return Status::Ok();
+  // Uses served by a faster tier name the key: the entry they saw may be this row or an
+  // older one under the same key, and either way the key was used.
   TILEJIT_ASSIGN_OR_RETURN(
       Statement stmt,
       writer_->Prepare("UPDATE entries SET last_access_ms = MAX(last_access_ms, ?1), "
-                       "access_count = access_count + ?2 WHERE id = ?3"));
-  for (const auto& [id, touch] : pending) {
-    // An id that was deleted or replaced meanwhile matches no row, which is what we want.
+                       "access_count = access_count + ?2 WHERE key = ?3"));
+  for (const auto& [key, touch] : pending_keys) {
     TILEJIT_RETURN_IF_ERROR(stmt.Bind(1, touch.last_ms));
     TILEJIT_RETURN_IF_ERROR(stmt.Bind(2, static_cast<int64_t>(touch.count)));
-    TILEJIT_RETURN_IF_ERROR(stmt.Bind(3, id));
+    TILEJIT_RETURN_IF_ERROR(stmt.Bind(3, key));
     TILEJIT_RETURN_IF_ERROR(stmt.Run());
     stmt.Reset();
   }

@@ -144,6 +144,9 @@ class SqliteStore final : public Store {
   Status Evict(std::string_view key) override;
   Status Pin(std::string_view key) override;
   Status Unpin(std::string_view key) override;
+  // A use served by a faster tier: recorded like a hit's access time (written with the next
+  // write transaction), so LRU eviction sees it.
+  void Touch(std::string_view key) override;
 
   Result<std::vector<EntryInfo>> List(const ListOptions& options);
   Result<StoreStats> Stats();
@@ -164,7 +167,7 @@ class SqliteStore final : public Store {
 
  private:
   class ReaderLease;
-  struct Touch {
+  struct PendingTouch {
     int64_t last_ms = 0;
     uint64_t count = 0;
   };
@@ -184,6 +187,7 @@ class SqliteStore final : public Store {
 
   Result<Found> ReadEntry(sqlite::Connection* conn, std::string_view key, int64_t now);
   void RecordTouch(int64_t id, int64_t now);
+  void MaybeFlushTouches(size_t pending);
   void DropById(int64_t id, bool expired);
   Status PutLocked(const Entry& entry, const std::vector<std::string>& digests, uint64_t* evicted,
                    uint64_t* expired);
@@ -213,7 +217,10 @@ class SqliteStore final : public Store {
   std::vector<std::unique_ptr<sqlite::Connection>> idle_readers_;  // guarded by pool_mu_
 
   std::mutex touch_mu_;
-  std::unordered_map<int64_t, Touch> touches_;  // entry id -> pending hits; guarded by touch_mu_
+  std::unordered_map<int64_t, PendingTouch>
+      touches_;  // entry id -> pending hits; guarded by touch_mu_
+  // key -> pending uses served by a faster tier (Touch); guarded by touch_mu_
+  std::unordered_map<std::string, PendingTouch> key_touches_;
 
   std::atomic<uint64_t> hits_{0}, misses_{0}, puts_{0}, evictions_{0}, expirations_{0},
       corruptions_{0}, write_failures_{0};

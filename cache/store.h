@@ -34,6 +34,11 @@ class Store {
   virtual Status Evict(std::string_view key) = 0;
   virtual Status Pin(std::string_view key) = 0;
   virtual Status Unpin(std::string_view key) = 0;
+  // Records that `key` was just served by a faster tier above this one, so that this tier's
+  // least-recently-used order sees the use (otherwise a kernel hot in memory would look cold
+  // here and be evicted first). Best effort and cheap: it may be applied later, and an absent
+  // key is ignored. The default does nothing (tiers without an LRU of their own).
+  virtual void Touch(std::string_view key) { (void)key; }
 };
 
 }  // namespace tilejit::cache

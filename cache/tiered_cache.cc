@@ -24,6 +24,7 @@ Result<CacheHit> TieredCache::Get(std::string_view key) {
     // The memory copy carries the expiry it was stored with; past it, ask the stores, which
     // decide (a pinned entry there is still valid and comes back fresh).
     if (entry->expires_ms == 0 || now < entry->expires_ms) {
+      for (Store* store : stores_) store->Touch(key);
       ++hits_[0];
       return CacheHit{std::move(entry), kMemoryTierName};
     }

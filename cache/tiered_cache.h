@@ -3,8 +3,9 @@
 // list of persistent Stores (today the SQLite store; a shared Redis store is meant to go after
 // it). Reads go through the tiers in order; a hit in a slower tier is copied into every faster
 // one (promotion/backfill). Writes go to the memory tier and every store (write-through).
-// Every hit says which tier served it ("memory", or the store's name), for the response and
-// for per-tier metrics.
+// A hit in a faster tier is reported to the slower ones (Store::Touch), so their LRU eviction
+// follows real use. Every hit says which tier served it ("memory", or the store's name), for the
+// response and for per-tier metrics.
 //
 // Failure policy (fail open): a store that errors on Get is skipped like a miss, and a failing
 // Put still writes the other tiers, so a broken or unreachable tier degrades speed, never

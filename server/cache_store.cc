@@ -107,6 +107,7 @@ StoreStats CacheKernelStore::Stats() {
     s.corruptions = sq->corruptions;
     s.write_failures = sq->write_failures;
   }
+  s.quarantined = sqlite_->open_report().quarantined ? 1 : 0;
   std::lock_guard<std::mutex> lock(mu_);
   s.corruptions += undecodable_;
   return s;

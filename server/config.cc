@@ -74,6 +74,9 @@ std::vector<Setting> Settings() {
       Row("drain-grace-seconds", "On SIGTERM, how long in-flight RPCs may finish",
           &C::drain_grace_seconds),
       Row("log-level", "trace, debug, info, warn, error or off", &C::log_level),
+      Row("test-backend-delay-ms",
+          "Tests only: each back-end compile sleeps this long first (makes requests overlap)",
+          &C::test_backend_delay_ms),
   };
 }
 
@@ -119,6 +122,9 @@ Status Validate(const DaemonConfig& c) {
     return InvalidArgument("--metrics-port must be 0..65535");
   }
   if (c.max_rpc_threads < 2) return InvalidArgument("--max-rpc-threads must be at least 2");
+  if (c.test_backend_delay_ms < 0 || c.test_backend_delay_ms > 600'000) {
+    return InvalidArgument("--test-backend-delay-ms must be 0..600000");
+  }
   if (c.max_concurrent_launches < 1) {
     return InvalidArgument("--max-concurrent-launches must be at least 1");
   }

@@ -37,6 +37,7 @@ struct DaemonConfig {
   int max_concurrent_launches = 2;
   int drain_grace_seconds = 30;
   std::string log_level = "info";  // trace, debug, info, warn, error, off
+  int test_backend_delay_ms = 0;   // tests only (ServiceOptions::test_backend_delay_ms)
 };
 
 // Parses argv (and the --config file it names). kInvalidArgument with a readable message on

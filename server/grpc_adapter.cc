@@ -62,6 +62,11 @@ grpc::Status ToGrpcStatus(const Status& status) {
   return grpc::Status(code, status.message());
 }
 
+grpc::Status TileJitGrpcService::Rejected(std::string_view method, const Status& status) {
+  core_->CountRejected(method, status);
+  return ToGrpcStatus(status);
+}
+
 CallContext TileJitGrpcService::MakeContext(grpc::ServerContext* ctx) {
   CallContext call;
   const auto& md = ctx->client_metadata();
@@ -87,9 +92,12 @@ Result<CompileReply> TileJitGrpcService::CompileOne(grpc::ServerContext* ctx,
                                                     const v1::CompileRequest& request,
                                                     const ProgressFn& progress) {
   CompileOptions options;
-  TILEJIT_ASSIGN_OR_RETURN(frontend::FrontendRequest req,
-                           RequestFromProto(request, limits_, &options));
-  return core_->Compile(req, options, MakeContext(ctx), progress);
+  Result<frontend::FrontendRequest> req = RequestFromProto(request, limits_, &options);
+  if (!req.ok()) {
+    core_->CountRejected("Compile", req.status());
+    return req.status();
+  }
+  return core_->Compile(*req, options, MakeContext(ctx), progress);
 }
 
 grpc::Status TileJitGrpcService::Compile(grpc::ServerContext* ctx,
@@ -127,8 +135,8 @@ grpc::Status TileJitGrpcService::BatchCompile(grpc::ServerContext* ctx,
                                               const v1::BatchCompileRequest* request,
                                               v1::BatchCompileResponse* response) {
   if (request->requests_size() > kMaxBatch) {
-    return ToGrpcStatus(
-        InvalidArgument("a batch holds at most " + std::to_string(kMaxBatch) + " requests"));
+    return Rejected("BatchCompile", InvalidArgument("a batch holds at most " +
+                                                    std::to_string(kMaxBatch) + " requests"));
   }
   for (const v1::CompileRequest& item : request->requests()) {
     v1::BatchCompileResponse::Item* out = response->add_items();
@@ -158,7 +166,7 @@ grpc::Status TileJitGrpcService::GetKernel(grpc::ServerContext*,
 grpc::Status TileJitGrpcService::Launch(grpc::ServerContext* ctx, const v1::LaunchRequest* request,
                                         v1::LaunchResponse* response) {
   Result<LaunchCall> call = LaunchFromProto(*request);
-  if (!call.ok()) return ToGrpcStatus(call.status());
+  if (!call.ok()) return Rejected("Launch", call.status());
   Result<LaunchReply> reply = core_->Launch(*call, MakeContext(ctx));
   if (!reply.ok()) return ToGrpcStatus(reply.status());
   LaunchReplyToProto(*reply, response);
@@ -200,7 +208,7 @@ grpc::Status TileJitGrpcService::List(grpc::ServerContext*, const v1::ListReques
 
 grpc::Status TileJitGrpcService::Evict(grpc::ServerContext*, const v1::EvictRequest* request,
                                        v1::EvictResponse* response) {
-  if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return ToGrpcStatus(s);
+  if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return Rejected("Evict", s);
   Result<size_t> evicted = core_->Evict({request->handles().begin(), request->handles().end()});
   if (!evicted.ok()) return ToGrpcStatus(evicted.status());
   response->set_evicted(static_cast<uint32_t>(*evicted));
@@ -219,7 +227,7 @@ grpc::Status TileJitGrpcService::Unpin(grpc::ServerContext*, const v1::PinReques
 
 grpc::Status TileJitGrpcService::Export(grpc::ServerContext*, const v1::ExportRequest* request,
                                         v1::ExportResponse* response) {
-  if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return ToGrpcStatus(s);
+  if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return Rejected("Export", s);
   auto kernels =
       core_->Export({request->handles().begin(), request->handles().end()}, kMaxHandlesPerCall);
   if (!kernels.ok()) return ToGrpcStatus(kernels.status());
@@ -240,17 +248,18 @@ grpc::Status TileJitGrpcService::Import(grpc::ServerContext*, const v1::ImportRe
                                         v1::ImportResponse* response) {
   v1::KernelBundle bundle;
   if (!bundle.ParseFromString(request->bundle())) {
-    return ToGrpcStatus(InvalidArgument("bundle is not a serialised tilejit.v1.KernelBundle"));
+    return Rejected("Import",
+                    InvalidArgument("bundle is not a serialised tilejit.v1.KernelBundle"));
   }
   if (bundle.version() != 1) {
-    return ToGrpcStatus(InvalidArgument("bundle version " + std::to_string(bundle.version()) +
-                                        " is not supported (1)"));
+    return Rejected("Import", InvalidArgument("bundle version " + std::to_string(bundle.version()) +
+                                              " is not supported (1)"));
   }
   std::vector<std::pair<std::string, std::string>> entries;
   for (const v1::KernelBundle::Entry& e : bundle.entries()) {
     if (Sha256Hex(e.binary()) != e.sha256()) {
-      return ToGrpcStatus(
-          InvalidArgument("bundle entry " + e.key().substr(0, 16) + " fails its SHA-256 check"));
+      return Rejected("Import", InvalidArgument("bundle entry " + e.key().substr(0, 16) +
+                                                " fails its SHA-256 check"));
     }
     entries.emplace_back(e.key(), e.binary());
   }

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string_view>
 
 #include "common/status.h"
 #include "server/proto_values.h"
@@ -52,6 +53,8 @@ class TileJitGrpcService final : public tilejit::v1::TileJit::Service {
 
  private:
   CallContext MakeContext(grpc::ServerContext* ctx);
+  // Counts a request refused before it reached the core, and maps its status.
+  grpc::Status Rejected(std::string_view method, const Status& status);
   Result<CompileReply> CompileOne(grpc::ServerContext* ctx, const v1::CompileRequest& request,
                                   const ProgressFn& progress);
 

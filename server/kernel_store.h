@@ -47,6 +47,7 @@ struct StoreStats {
   uint64_t evictions = 0;
   uint64_t corruptions = 0;
   uint64_t write_failures = 0;
+  uint64_t quarantined = 0;  // corrupt database files moved aside when the store opened
 };
 
 class KernelStore {

@@ -51,6 +51,11 @@ ServiceOptions ToServiceOptions(const DaemonConfig& c) {
   o.max_launch_gm_bytes = c.max_launch_gm_bytes;
   o.max_instruction_budget = c.max_instruction_budget;
   o.max_concurrent_launches = c.max_concurrent_launches;
+  o.test_backend_delay_ms = c.test_backend_delay_ms;
+  if (o.test_backend_delay_ms > 0) {
+    spdlog::warn("--test-backend-delay-ms {}: every compile is slowed down (tests only)",
+                 o.test_backend_delay_ms);
+  }
   return o;
 }
 

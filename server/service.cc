@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include <exception>
+#include <thread>
 #include <utility>
 
 #include "server/handle.h"
@@ -316,6 +317,9 @@ FlightResult CompileService::RunLower(const SpecializeOutcome& specialized,
   }
   backend_runs_->Inc();
   const SteadyTime t0 = std::chrono::steady_clock::now();
+  if (options_.test_backend_delay_ms > 0) {  // counted as back-end time: a slow back end
+    std::this_thread::sleep_for(std::chrono::milliseconds(options_.test_backend_delay_ms));
+  }
   LowerOutcome lowered;
   try {
     lowered = backend_->Lower(specialized);
@@ -335,7 +339,9 @@ FlightResult CompileService::RunLower(const SpecializeOutcome& specialized,
   kernel->metadata = std::move(lowered.metadata);
   // Published before the flight finishes, so a request arriving after the flight is gone
   // finds the kernel in the store instead of compiling it again.
+  const SteadyTime put_start = std::chrono::steady_clock::now();
   Status put = store_->Put(kernel);
+  phase_seconds_->With({"store_put"}).Observe(MillisSince(put_start) / 1000.0);
   if (!put.ok()) spdlog::warn("cache put key={} failed: {}", kernel->key, put.ToString());
   r.kernel = std::move(kernel);
   return r;

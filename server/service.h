@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "common/result.h"
@@ -48,6 +49,9 @@ struct ServiceOptions {
   uint64_t max_instruction_budget = 500'000'000;
   int max_concurrent_launches = 2;
   int launch_host_threads = 1;  // simulator threads per launch
+  // Tests only: every back-end run first sleeps this long, so that concurrent requests
+  // overlap deterministically in end-to-end tests (single-flight, queueing). 0: off.
+  int test_backend_delay_ms = 0;
 };
 
 // Per-call context from the transport.
@@ -139,6 +143,12 @@ class CompileService {
                                const ProgressFn& progress = nullptr);
 
   Result<KernelInfo> GetKernel(std::string_view handle);
+  // Runs the kernel on a fresh simulated device. Malformed calls and caps above the daemon's
+  // are kInvalidArgument; a kernel whose tensors exceed the GM cap, a run past its instruction
+  // budget, or no free launch slot is kResourceExhausted. When the deadline passes (or the
+  // caller cancels) the running simulation is stopped and the call is kDeadlineExceeded
+  // (kCancelled). Findings of a completed run are in the reply, located in the request's
+  // source lines when it names a request_digest.
   Result<LaunchReply> Launch(const LaunchCall& call, const CallContext& ctx);
 
   ServiceStats Stats();
@@ -162,6 +172,11 @@ class CompileService {
 
   const std::string& fingerprint() const { return backend_->Fingerprint(); }
   MetricsRegistry& metrics() { return metrics_; }
+  // Counts a request the transport refused before it reached the service (a malformed
+  // message), so tilejit_requests_total sees every RPC.
+  void CountRejected(std::string_view method, const Status& status) {
+    CountRequest(method, status);
+  }
   const ServiceOptions& options() const { return options_; }
 
  private:
@@ -171,10 +186,27 @@ class CompileService {
   Status ValidateRequest(const frontend::FrontendRequest& request) const;
   FlightResult RunLower(const SpecializeOutcome& specialized, const std::shared_ptr<Flight>& flight,
                         SteadyTime queued_at);
+  Result<size_t> EvictKeys(const std::vector<std::string>& handles);
+  Result<std::vector<std::shared_ptr<const KernelRecord>>> ExportKernels(
+      const std::vector<std::string>& handles, size_t limit);
+  Result<std::pair<size_t, size_t>> ImportKernels(
+      const std::vector<std::pair<std::string, std::string>>& entries);
+  Result<LaunchReply> LaunchImpl(const LaunchCall& call, const CallContext& ctx);
+  Status CheckLaunchCaps(const LaunchCall& call, const KernelRecord& kernel) const;
   Result<std::shared_ptr<const KernelRecord>> ResolveLaunchKernel(
       const LaunchCall& call, std::shared_ptr<const MemoEntry>* memo);
   void RegisterMetrics();
   void CountRequest(std::string_view method, const Status& status);
+  // Counts `result` (a Status or a Result) as one `method` request and returns it.
+  template <typename R>
+  R Counted(std::string_view method, R result) {
+    if constexpr (std::is_same_v<R, Status>) {
+      CountRequest(method, result);
+    } else {
+      CountRequest(method, result.status());
+    }
+    return result;
+  }
 
   ServiceOptions options_;
   std::unique_ptr<CompilerBackend> backend_;

@@ -20,6 +20,8 @@ void CompileService::RegisterMetrics() {
       metrics_.AddHistogram("tilejit_phase_seconds", "Wall time of each phase of a compile request",
                             {"phase"}, LatencyBuckets());
   hits_ = metrics_.AddCounter("tilejit_cache_hits_total", "Kernel cache hits by tier", {"tier"});
+  // The local tiers are always exported, so a scrape shows a zero instead of no series.
+  for (const char* tier : {"memory", "sqlite"}) hits_->With({tier});
   auto single = [this](const char* name, const char* help) {
     return &metrics_.AddCounter(name, help, {})->With({});
   };
@@ -45,6 +47,9 @@ void CompileService::RegisterMetrics() {
                        [this] { return static_cast<double>(store_->Stats().corruptions); });
   metrics_.AddCallback("tilejit_cache_write_failures_total", "Failed store writes", "counter",
                        [this] { return static_cast<double>(store_->Stats().write_failures); });
+  metrics_.AddCallback("tilejit_cache_quarantined_files",
+                       "Corrupt cache database files moved aside when the store opened", "gauge",
+                       [this] { return static_cast<double>(store_->Stats().quarantined); });
   metrics_.AddCallback("tilejit_cache_entries", "Entries in the store", "gauge",
                        [this] { return static_cast<double>(store_->Stats().entries); });
   metrics_.AddCallback("tilejit_cache_bytes", "Bytes in the store", "gauge",
@@ -71,6 +76,7 @@ Result<KernelInfo> CompileService::GetKernel(std::string_view handle) {
 }
 
 ServiceStats CompileService::Stats() {
+  CountRequest("Stats", Status::Ok());
   ServiceStats s;
   s.store = store_->Stats();
   hits_->ForEach([&](const std::vector<std::string>& labels, const Counter& c) {
@@ -86,10 +92,14 @@ ServiceStats CompileService::Stats() {
 }
 
 Result<std::vector<StoreEntryInfo>> CompileService::List(size_t limit) {
-  return store_->List(limit == 0 ? 1000 : limit);
+  return Counted("List", store_->List(limit == 0 ? 1000 : limit));
 }
 
 Result<size_t> CompileService::Evict(const std::vector<std::string>& handles) {
+  return Counted("Evict", EvictKeys(handles));
+}
+
+Result<size_t> CompileService::EvictKeys(const std::vector<std::string>& handles) {
   std::vector<std::string> keys;
   for (const std::string& h : handles) {
     TILEJIT_ASSIGN_OR_RETURN(std::string key, KeyFromHandle(h));
@@ -108,16 +118,21 @@ Result<size_t> CompileService::Evict(const std::vector<std::string>& handles) {
 }
 
 Status CompileService::Pin(std::string_view handle) {
-  TILEJIT_ASSIGN_OR_RETURN(std::string key, KeyFromHandle(handle));
-  return store_->Pin(key);
+  Result<std::string> key = KeyFromHandle(handle);
+  return Counted("Pin", key.ok() ? store_->Pin(*key) : key.status());
 }
 
 Status CompileService::Unpin(std::string_view handle) {
-  TILEJIT_ASSIGN_OR_RETURN(std::string key, KeyFromHandle(handle));
-  return store_->Unpin(key);
+  Result<std::string> key = KeyFromHandle(handle);
+  return Counted("Unpin", key.ok() ? store_->Unpin(*key) : key.status());
 }
 
 Result<std::vector<std::shared_ptr<const KernelRecord>>> CompileService::Export(
+    const std::vector<std::string>& handles, size_t limit) {
+  return Counted("Export", ExportKernels(handles, limit));
+}
+
+Result<std::vector<std::shared_ptr<const KernelRecord>>> CompileService::ExportKernels(
     const std::vector<std::string>& handles, size_t limit) {
   std::vector<std::string> keys;
   if (handles.empty()) {
@@ -141,6 +156,11 @@ Result<std::vector<std::shared_ptr<const KernelRecord>>> CompileService::Export(
 }
 
 Result<std::pair<size_t, size_t>> CompileService::Import(
+    const std::vector<std::pair<std::string, std::string>>& entries) {
+  return Counted("Import", ImportKernels(entries));
+}
+
+Result<std::pair<size_t, size_t>> CompileService::ImportKernels(
     const std::vector<std::pair<std::string, std::string>>& entries) {
   // Validate everything first, so a bad bundle imports nothing.
   std::vector<std::shared_ptr<KernelRecord>> records;

@@ -2,13 +2,18 @@
 // Launch: runs a cached kernel on a fresh simulated device per call, under the caps of the
 // request and the daemon.
 //
-// The simulator has no cancellation hook, so the launch runs on its own thread and the caller
-// waits for it until its deadline: a caller whose deadline passes gets DEADLINE_EXCEEDED at
-// once, while the abandoned simulation finishes in the background (bounded by its
-// instruction budget) still holding its launch slot, so abandoned runs cannot pile up beyond
-// max_concurrent_launches.
+// The launch runs on its own thread while the caller waits for it until its deadline (or its
+// cancellation). A caller that gives up gets DEADLINE_EXCEEDED (or CANCELLED) at once and
+// raises the simulation's cancel flag (runner::LaunchOptions::cancel), which the simulator
+// polls between instructions, so the abandoned run stops within microseconds and gives its
+// launch slot back instead of running on to its instruction budget. The slot is released by
+// the simulation thread itself, so abandoned runs can never exceed max_concurrent_launches.
+//
+// A run that exhausts its instruction budget (a per-request cap) is RESOURCE_EXHAUSTED, with
+// the simulator's located account of where the budget ran out in the message.
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <regex>
@@ -29,6 +34,7 @@ struct LaunchState {
   std::condition_variable cv;
   bool done = false;
   Result<runner::RunResult> result = Internal("launch did not run");
+  std::atomic<bool> cancel{false};  // raised by a caller that stopped waiting
 };
 
 // Appends the request's own file:line:col to every "line-table stmt N" a finding names.
@@ -58,6 +64,59 @@ Result<uint64_t> GmBytes(const target::KernelMetadata& m) {
     total += static_cast<uint64_t>(bytes);
   }
   return total;
+}
+
+double MillisSince(SteadyTime t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The first budget finding (located), when the run stopped at its instruction budget.
+const runner::Finding* BudgetFinding(const runner::LaunchReport& report) {
+  for (const runner::Finding& f : report.findings) {
+    if (f.kind == runner::FindingKind::kBudget) return &f;
+  }
+  return nullptr;
+}
+
+// Runs `kernel` on a fresh simulated device on a thread of its own and waits for it until
+// the caller's deadline or cancellation, on which it raises the run's cancel flag. `slots`
+// is decremented by the simulation thread when it ends.
+Result<runner::RunResult> RunDetached(std::shared_ptr<const KernelRecord> kernel,
+                                      std::vector<runner::NpyArray> inputs,
+                                      runner::LaunchOptions lo, const CallContext& ctx,
+                                      std::shared_ptr<std::atomic<int>> slots) {
+  auto state = std::make_shared<LaunchState>();
+  lo.cancel = &state->cancel;  // `state` outlives the simulation thread's use of it
+  std::thread([state, kernel, inputs = std::move(inputs), lo, slots] {
+    runner::sim::SimDevice device;
+    std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(kernel->binary.data()),
+                                   kernel->binary.size());
+    Result<runner::KernelId> id = device.LoadBinary(bytes);
+    Result<runner::RunResult> r = id.ok() ? runner::RunKernel(device, *id, inputs, lo)
+                                          : Result<runner::RunResult>(id.status());
+    slots->fetch_sub(1);
+    std::lock_guard<std::mutex> lock(state->mu);
+    state->result = std::move(r);
+    state->done = true;
+    state->cv.notify_all();
+  }).detach();
+
+  std::unique_lock<std::mutex> lock(state->mu);
+  while (!state->done) {
+    const SteadyTime now = std::chrono::steady_clock::now();
+    Status stop;
+    if (now >= ctx.deadline) {
+      stop = DeadlineExceeded("the launch did not finish before the deadline; it was stopped");
+    } else if (ctx.cancelled && ctx.cancelled()) {
+      stop = Cancelled("the launch was cancelled by the caller; it was stopped");
+    }
+    if (!stop.ok()) {
+      state->cancel.store(true);
+      return stop;
+    }
+    state->cv.wait_until(lock, std::min(ctx.deadline, now + std::chrono::milliseconds(20)));
+  }
+  return std::move(state->result);
 }
 
 }  // namespace
@@ -92,13 +151,17 @@ Result<std::shared_ptr<const KernelRecord>> CompileService::ResolveLaunchKernel(
 }
 
 Result<LaunchReply> CompileService::Launch(const LaunchCall& call, const CallContext& ctx) {
-  if (draining()) return Unavailable("tilejitd is draining (shutting down); retry elsewhere");
-  if (std::chrono::steady_clock::now() >= ctx.deadline) {
-    return DeadlineExceeded("the deadline passed before the launch started");
+  const SteadyTime t0 = std::chrono::steady_clock::now();
+  Result<LaunchReply> reply = LaunchImpl(call, ctx);
+  CountRequest("Launch", reply.status());
+  phase_seconds_->With({"launch"}).Observe(MillisSince(t0) / 1000.0);
+  if (!reply.ok()) {
+    spdlog::info("launch id={} status={}", ctx.request_id, reply.status().ToString());
   }
-  std::shared_ptr<const MemoEntry> memo;
-  TILEJIT_ASSIGN_OR_RETURN(std::shared_ptr<const KernelRecord> kernel,
-                           ResolveLaunchKernel(call, &memo));
+  return reply;
+}
+
+Status CompileService::CheckLaunchCaps(const LaunchCall& call, const KernelRecord& kernel) const {
   if (call.instruction_budget > options_.max_instruction_budget) {
     return InvalidArgument("instruction_budget " + std::to_string(call.instruction_budget) +
                            " is above the daemon's maximum " +
@@ -110,11 +173,23 @@ Result<LaunchReply> CompileService::Launch(const LaunchCall& call, const CallCon
                            std::to_string(options_.max_launch_gm_bytes));
   }
   const uint64_t gm_cap = call.max_gm_bytes ? call.max_gm_bytes : options_.max_launch_gm_bytes;
-  TILEJIT_ASSIGN_OR_RETURN(uint64_t gm, GmBytes(kernel->metadata));
+  TILEJIT_ASSIGN_OR_RETURN(uint64_t gm, GmBytes(kernel.metadata));
   if (gm > gm_cap) {
     return ResourceExhausted("the kernel's tensors need " + std::to_string(gm) +
                              " bytes of GM; the cap is " + std::to_string(gm_cap));
   }
+  return Status::Ok();
+}
+
+Result<LaunchReply> CompileService::LaunchImpl(const LaunchCall& call, const CallContext& ctx) {
+  if (draining()) return Unavailable("tilejitd is draining (shutting down); retry elsewhere");
+  if (std::chrono::steady_clock::now() >= ctx.deadline) {
+    return DeadlineExceeded("the deadline passed before the launch started");
+  }
+  std::shared_ptr<const MemoEntry> memo;
+  TILEJIT_ASSIGN_OR_RETURN(std::shared_ptr<const KernelRecord> kernel,
+                           ResolveLaunchKernel(call, &memo));
+  TILEJIT_RETURN_IF_ERROR(CheckLaunchCaps(call, *kernel));
   // Take a launch slot (released by the simulation thread, even after an abandoned wait).
   if (launch_slots_->fetch_add(1) >= options_.max_concurrent_launches) {
     launch_slots_->fetch_sub(1);
@@ -126,43 +201,22 @@ Result<LaunchReply> CompileService::Launch(const LaunchCall& call, const CallCon
   lo.host_threads = options_.launch_host_threads;
   lo.instr_budget =
       call.instruction_budget ? call.instruction_budget : options_.default_instruction_budget;
-  auto state = std::make_shared<LaunchState>();
   const SteadyTime t0 = std::chrono::steady_clock::now();
-  std::thread([state, kernel, inputs = call.inputs, lo, slots = launch_slots_] {
-    runner::sim::SimDevice device;
-    std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(kernel->binary.data()),
-                                   kernel->binary.size());
-    Result<runner::RunResult> r = Internal("unreachable");
-    Result<runner::KernelId> id = device.LoadBinary(bytes);
-    r = id.ok() ? runner::RunKernel(device, *id, inputs, lo)
-                : Result<runner::RunResult>(id.status());
-    slots->fetch_sub(1);
-    std::lock_guard<std::mutex> lock(state->mu);
-    state->result = std::move(r);
-    state->done = true;
-    state->cv.notify_all();
-  }).detach();
-
-  std::unique_lock<std::mutex> lock(state->mu);
-  while (!state->done) {
-    const SteadyTime now = std::chrono::steady_clock::now();
-    if (now >= ctx.deadline) {
-      return DeadlineExceeded("the launch did not finish before the deadline");
-    }
-    if (ctx.cancelled && ctx.cancelled()) return Cancelled("the launch was cancelled");
-    state->cv.wait_until(lock, std::min(ctx.deadline, now + std::chrono::milliseconds(20)));
-  }
-  if (!state->result.ok()) return state->result.status();
-  runner::RunResult& run = state->result.value();
-  LaunchReply reply;
-  reply.timings.push_back(
-      {"launch",
-       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
-  reply.ok = run.report.status.ok();
-  if (!reply.ok) reply.error = run.report.status.message();
+  TILEJIT_ASSIGN_OR_RETURN(runner::RunResult run,
+                           RunDetached(kernel, call.inputs, lo, ctx, launch_slots_));
   for (runner::Finding& f : run.report.findings) {
     if (memo) f.message = LocateFindings(f.message, *memo);
   }
+  if (const runner::Finding* budget = BudgetFinding(run.report)) {
+    return ResourceExhausted(
+        "the launch ran past its instruction budget (a per-request cap; instruction_budget may "
+        "be raised up to " +
+        std::to_string(options_.max_instruction_budget) + "): " + budget->message);
+  }
+  LaunchReply reply;
+  reply.timings.push_back({"launch", MillisSince(t0)});
+  reply.ok = run.report.status.ok();
+  if (!reply.ok) reply.error = run.report.status.message();
   for (const runner::BlockReport& b : run.report.blocks) reply.instructions += b.instructions;
   reply.report = std::move(run.report);
   reply.outputs = std::move(run.outputs);

@@ -109,6 +109,24 @@ TEST_F(TieredCacheTest, SqliteHitIsPromotedToMemory) {
   EXPECT_EQ(stats.tiers[1].hits, 1u);
 }
 
+TEST_F(TieredCacheTest, MemoryHitCountsAsUseInSqliteLru) {
+  // Room for three ~110-byte entries: the fourth Put evicts the least recently used one.
+  auto capped = SqliteStore::Open(
+      {.path = dir_.File("capped.db"), .max_bytes = 350, .clock = clock_.AsClock()});
+  ASSERT_TRUE(capped.ok()) << capped.status();
+  auto cache = MakeCache({capped->get()});
+  for (int n = 1; n <= 3; ++n) {
+    ASSERT_TRUE(cache->Put(MakeEntry(n)).ok());
+    clock_.Advance(10);
+  }
+  EXPECT_EQ(TierOf(cache.get(), 1), "memory");  // SQLite itself is not read
+  clock_.Advance(10);
+  ASSERT_TRUE(cache->Put(MakeEntry(4)).ok());
+  EXPECT_TRUE((*capped)->Get(KeyFor(1)).ok()) << "used through memory, so not the LRU victim";
+  EXPECT_EQ((*capped)->Get(KeyFor(2)).status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE((*capped)->Get(KeyFor(3)).ok());
+}
+
 TEST_F(TieredCacheTest, RemoteHitBackfillsSqliteAndMemory) {
   remote_.entries[KeyFor(1)] = MakeEntry(1);
   auto cache = MakeCache({sqlite_.get(), &remote_});

@@ -59,10 +59,20 @@ TEST(DaemonConfig, UnknownOrMistypedFileKeysAreErrors) {
   EXPECT_NE(c.status().message().find("wrong type"), std::string::npos);
 }
 
+TEST(DaemonConfig, TestBackendDelayIsOffByDefaultAndSettable) {
+  Result<DaemonConfig> c = Parse({});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->test_backend_delay_ms, 0);
+  c = Parse({"--test-backend-delay-ms", "250"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->test_backend_delay_ms, 250);
+}
+
 TEST(DaemonConfig, BadFlagsAreErrors) {
   EXPECT_FALSE(Parse({"--workers", "0"}).ok());
   EXPECT_FALSE(Parse({"--no-such-flag"}).ok());
   EXPECT_FALSE(Parse({"--metrics-port", "70000"}).ok());
+  EXPECT_FALSE(Parse({"--test-backend-delay-ms", "-1"}).ok());
   EXPECT_FALSE(Parse({"--config", "/nonexistent/tilejitd.toml"}).ok());
 }
 

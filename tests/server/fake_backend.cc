@@ -45,7 +45,13 @@ DiagnosticInfo At(Severity sev, const std::string& file, uint32_t line, const st
 
 }  // namespace
 
-std::vector<uint8_t> VaddBinary(const std::string& key) {
+std::vector<uint8_t> VaddBinary(const std::string& key) { return ProgramBinary(key, kVaddProgram); }
+
+std::vector<uint8_t> SpinBinary(const std::string& key) {
+  return ProgramBinary(key, "loop: jmp off=loop\nend\n");
+}
+
+std::vector<uint8_t> ProgramBinary(const std::string& key, const std::string& aiv_asm) {
   target::KernelBinary bin;
   target::KernelMetadata& m = bin.metadata;
   m.kernel_name = "vadd";
@@ -62,7 +68,7 @@ std::vector<uint8_t> VaddBinary(const std::string& key) {
   m.out_idx = {2};
   m.core_mix = target::CoreMix::kVectorOnly;
   m.vector_cores_per_block = 1;
-  Result<std::vector<target::Instr>> code = target::Assemble(kVaddProgram);
+  Result<std::vector<target::Instr>> code = target::Assemble(aiv_asm);
   EXPECT_TRUE(code.ok()) << code.status();
   Result<std::vector<uint64_t>> words = target::EncodeProgram(*code);
   EXPECT_TRUE(words.ok()) << words.status();

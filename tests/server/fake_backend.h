@@ -49,6 +49,11 @@ class FakeBackend final : public CompilerBackend {
 
 // The vadd kernel binary (z = x + y over 256 float16), with `key` as its cache key.
 std::vector<uint8_t> VaddBinary(const std::string& key);
+// The same parameters (x, y in; z out), but the AIV spins forever: only the instruction
+// budget or a cancellation ends a launch of it.
+std::vector<uint8_t> SpinBinary(const std::string& key);
+// A kernel binary with the vadd parameters and `aiv_asm` as its AIV program.
+std::vector<uint8_t> ProgramBinary(const std::string& key, const std::string& aiv_asm);
 
 // A small valid TileLang-looking source for the fake backend (each call site varies `tag`).
 std::string FakeSource(const std::string& tag);

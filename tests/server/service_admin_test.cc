@@ -2,6 +2,9 @@
 // CompileService beyond Compile: GetKernel, Launch on the simulated device, and cache admin.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "server/service.h"
 #include "tests/server/fake_backend.h"
 
@@ -10,6 +13,7 @@ namespace {
 
 using testing::FakeBackend;
 using testing::FakeSource;
+using testing::SpinBinary;
 
 constexpr uint16_t kHalfOne = 0x3c00, kHalfTwo = 0x4000, kHalfThree = 0x4200;
 
@@ -81,15 +85,69 @@ TEST_F(ServiceAdminTest, LaunchByRequestDigestLocatesFindingsInThatSource) {
   LaunchCall call;
   call.request_digest = c.request_digest;
   call.inputs = {HalfArray(kHalfOne), HalfArray(kHalfTwo)};
-  call.instruction_budget = 2;  // runs out: a budget finding, not an RPC error
+  call.instruction_budget = 2;  // runs out: the per-request cap is RESOURCE_EXHAUSTED
   Result<LaunchReply> r = service_->Launch(call, {});
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_FALSE(r->ok);
-  ASSERT_FALSE(r->report.findings.empty());
-  EXPECT_EQ(r->report.findings[0].kind, runner::FindingKind::kBudget);
+  ASSERT_EQ(r.status().code(), StatusCode::kResourceExhausted) << r.status();
+  const std::string& message = r.status().message();
+  EXPECT_NE(message.find("ran past its instruction budget"), std::string::npos) << message;
   // The fake source map puts canonical statement i on a line of k.py.
-  EXPECT_NE(r->report.findings[0].message.find("k.py:"), std::string::npos)
-      << r->report.findings[0].message;
+  EXPECT_NE(message.find("k.py:"), std::string::npos) << message;
+}
+
+TEST_F(ServiceAdminTest, LaunchDeadlineStopsTheRunningSimulation) {
+  ServiceOptions options;
+  options.max_concurrent_launches = 1;
+  options.max_instruction_budget = uint64_t{1} << 40;  // hours of simulation: only a stop ends it
+  service_ = Make(options);
+  const std::string key(64, '5');
+  const std::vector<uint8_t> spin = SpinBinary(key);
+  ASSERT_TRUE(service_->Import({{key, std::string(spin.begin(), spin.end())}}).ok());
+  LaunchCall call;
+  call.handle = "tj1_" + key;
+  call.inputs = {HalfArray(kHalfOne), HalfArray(kHalfTwo)};
+  call.instruction_budget = options.max_instruction_budget;
+  CallContext ctx;
+  ctx.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  Result<LaunchReply> r = service_->Launch(call, ctx);
+  ASSERT_EQ(r.status().code(), StatusCode::kDeadlineExceeded) << r.status();
+  EXPECT_NE(r.status().message().find("stopped"), std::string::npos) << r.status();
+
+  // The stopped simulation gives its only launch slot back: a normal launch gets it. Were the
+  // spin still running, every try would be RESOURCE_EXHAUSTED until the bound below.
+  CompileReply c = CompileOk(*service_, "a");
+  LaunchCall good;
+  good.handle = c.handle;
+  good.inputs = {HalfArray(kHalfOne), HalfArray(kHalfTwo)};
+  Result<LaunchReply> next = ResourceExhausted("not tried");
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    next = service_->Launch(good, {});
+    if (next.status().code() != StatusCode::kResourceExhausted) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_TRUE(next->ok) << next->error;
+}
+
+TEST_F(ServiceAdminTest, MetricsCountEveryMethodByCode) {
+  CompileReply c = CompileOk(*service_, "a");
+  (void)service_->List(0);
+  (void)service_->Pin("bad");
+  (void)service_->Unpin(c.handle);
+  (void)service_->Stats();
+  LaunchCall none;
+  (void)service_->Launch(none, {});
+  service_->CountRejected("Import", InvalidArgument("bad bundle"));
+  const std::string text = service_->metrics().Render();
+  for (const char* needle :
+       {"{method=\"List\",code=\"OK\"} 1\n", "{method=\"Pin\",code=\"INVALID_ARGUMENT\"} 1\n",
+        "{method=\"Unpin\",code=\"OK\"} 1\n", "{method=\"Stats\",code=\"OK\"} 1\n",
+        "{method=\"Launch\",code=\"INVALID_ARGUMENT\"} 1\n",
+        "{method=\"Import\",code=\"INVALID_ARGUMENT\"} 1\n",
+        "tilejit_phase_seconds_count{phase=\"store_put\"} 1\n",
+        "tilejit_phase_seconds_count{phase=\"launch\"} 1\n",
+        "tilejit_cache_hits_total{tier=\"sqlite\"} 0\n", "tilejit_cache_quarantined_files 0\n"}) {
+    EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
+  }
 }
 
 TEST_F(ServiceAdminTest, LaunchRejectsBadInputsAndCaps) {

@@ -8,14 +8,21 @@ process group if the daemon does not drain in time; it is safe to call twice
 and is also registered with atexit; the daemon also dies with the test process
 (PR_SET_PDEATHSIG), so a failing or killed test never leaks a daemon.
 
+Daemon(..., metrics=True) also serves Prometheus metrics on a free loopback
+port: scrape() returns {series: value}, e.g.
+{'tilejit_requests_total{method="Compile",code="OK"}': 3.0}. kill() sends
+SIGKILL (a crash: no drain, no clean close of the cache).
+
 Environment: TILEJITD names the daemon binary.
 """
 import atexit
 import ctypes
 import os
 import signal
+import socket
 import subprocess
 import threading
+import urllib.request
 
 TILEJITD = os.environ.get("TILEJITD", "build/server/tilejitd")
 _PR_SET_PDEATHSIG = 1
@@ -27,13 +34,32 @@ def _die_with_parent():
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
 
 
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def parse_metrics(text):
+    """Prometheus text -> {'name{labels}': value} (comments skipped)."""
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            series, value = line.rsplit(" ", 1)
+            out[series] = float(value)
+    return out
+
+
 class Daemon:
-    def __init__(self, cache_dir, *extra_flags):
+    def __init__(self, cache_dir, *extra_flags, metrics=False):
         self.cache_dir = str(cache_dir)
         self.extra = list(extra_flags)
         self.proc = None
         self.port = None
+        self.metrics_port = None
+        self.metrics = metrics
         self.log_path = os.path.join(self.cache_dir, "tilejitd.log")
+        self.cache_path = os.path.join(self.cache_dir, "kernels.sqlite")
 
     @property
     def address(self):
@@ -42,9 +68,13 @@ class Daemon:
     def start(self, timeout=60):
         os.makedirs(self.cache_dir, exist_ok=True)
         log = open(self.log_path, "ab")
-        cmd = [TILEJITD, "--listen", "127.0.0.1:0", "--cache-path",
-               os.path.join(self.cache_dir, "kernels.sqlite"), "--drain-grace-seconds", "5",
-               *self.extra]
+        cmd = [TILEJITD, "--listen", "127.0.0.1:0", "--cache-path", self.cache_path,
+               "--drain-grace-seconds", "5", *self.extra]
+        if self.metrics:
+            # A port picked here may be taken before the daemon binds it; that is rare on
+            # loopback and shows as a clear start-up failure in the log.
+            self.metrics_port = _free_port()
+            cmd += ["--metrics-port", str(self.metrics_port)]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log,
                                      start_new_session=True, preexec_fn=_die_with_parent)
         log.close()
@@ -79,6 +109,18 @@ class Daemon:
                 return f.read()[-4000:]
         except OSError:
             return ""
+
+    def scrape(self):
+        """The metrics endpoint's series, parsed."""
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return parse_metrics(r.read().decode())
+
+    def kill(self):
+        """SIGKILL: the daemon dies mid-work, as in a crash or an OOM kill."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
 
     def stop(self, timeout=30):
         if self.proc is None or self.proc.poll() is not None:

@@ -146,8 +146,7 @@ def test_daemon_compiles_like_offline_cli(case, daemon, stub, tmp_path):
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_launch_matches_reference(case, stub):
     r = stub.Compile(compile_request(case), timeout=RPC_TIMEOUT)
-    if not r.ok:
-        pytest.skip("does not compile (offline neither, see the test above): " + r.error)
+    assert r.ok, r.error  # every shared kernel compiles (the offline CLI's test says so too)
     arrays = inputs_of(case)
     launch = stub.Launch(tj.LaunchRequest(
         request_digest=r.request_digest, inputs=[tensor(a) for a in arrays],

@@ -38,6 +38,12 @@ _METHODS = {
     "Launch": (tj.LaunchRequest, tj.LaunchResponse),
     "Stats": (tj.StatsRequest, tj.StatsResponse),
     "List": (tj.ListRequest, tj.ListResponse),
+    "BatchCompile": (tj.BatchCompileRequest, tj.BatchCompileResponse),
+    "Evict": (tj.EvictRequest, tj.EvictResponse),
+    "Pin": (tj.PinRequest, tj.PinResponse),
+    "Unpin": (tj.PinRequest, tj.PinResponse),
+    "Export": (tj.ExportRequest, tj.ExportResponse),
+    "Import": (tj.ImportRequest, tj.ImportResponse),
 }
 
 
