@@ -153,7 +153,9 @@ Result<NormalizedPassConfigs> NormalizePassConfigs(const std::vector<PassConfigE
   out.ignored_keys.assign(ignored.begin(), ignored.end());
   if (c.auto_cv_sync && !c.auto_cv_combine) {
     out.warnings.push_back(
-        "tl.ascend_auto_cross_core_sync has no effect without tl.ascend_auto_cv_combine");
+        "TL_ASCEND_AUTO_CV_SYNC (tl.ascend_auto_cross_core_sync) has no effect without "
+        "TL_ASCEND_AUTO_CV_COMBINE (tl.ascend_auto_cv_combine): cross-core flags are only "
+        "inserted around the hand-offs that the cube/vector split creates");
   }
 
   std::map<std::string_view, bool> values = {

@@ -10,33 +10,54 @@
 #include "common/check.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
-#include "compiler/ir/visitor.h"
 #include "compiler/passes/assign_cores.h"
+#include "compiler/passes/combine_cv.h"
+#include "compiler/passes/cross_core_sync.h"
 #include "compiler/passes/expand_composites.h"
+#include "compiler/passes/infer_buffer_scope.h"
 #include "compiler/passes/legalize_copies.h"
 #include "compiler/passes/lower_parallel.h"
 #include "compiler/passes/memory_planning.h"
+#include "compiler/passes/multi_buffer.h"
+#include "compiler/passes/sync_insert.h"
+#include "compiler/passes/verify_sync.h"
+#include "compiler/passes/vid_reduction.h"
 
 namespace tilejit::compiler {
 namespace {
 
 bool Always(const PassConfigs&) { return true; }
 
-// Passes of DESIGN.md section 4 that belong to Developer mode (infer_buffer_scope,
-// vid_reduction, multi_buffer, combine_cv, cross_core_sync, sync_insert, verify_sync) join this
-// table with that issue; until then a Developer-mode kernel fails in the first pass that cannot
-// handle it, with a diagnostic.
+bool CvCombine(const PassConfigs& c) { return c.auto_cv_combine; }
+// CV_SYNC alone has no effect (NormalizePassConfigs warns about it).
+bool CvSync(const PassConfigs& c) { return c.auto_cv_combine && c.auto_cv_sync; }
+bool AutoSync(const PassConfigs& c) { return c.auto_sync; }
+
 constexpr PassInfo kPasses[] = {
+    {"infer_buffer_scope", 1, Always, passes::InferBufferScope,
+     "alloc_shared -> L1 or UB, alloc_fragment -> L0A/L0B/L0C, by how each buffer is used"},
+    {"vid_reduction", 1, Always, passes::VidReduction,
+     "threads=2: vector row tiles split between the two AIVs by data flow"},
     {"lower_parallel", 1, Always, passes::LowerParallel,
      "T.Parallel element-wise loops -> tile vector ops on whole regions"},
     {"expand_composites", 1, Always, passes::ExpandComposites,
      "gemm_v0 -> L1->L0 loads into double-buffered L0 tiles + mma over K slices"},
     {"legalize_copies", 1, Always, passes::LegalizeCopies,
-     "every copy is a data path of the target; illegal paths are diagnostics"},
+     "every copy is a data path of the target; L0C->UB and UB->L1 via GM workspaces"},
+    {"multi_buffer", 1, Always, passes::MultiBuffer,
+     "T.Pipelined and auto_multi_buffer: tiles and workspace slots refilled per iteration"},
+    {"combine_cv", 1, CvCombine, passes::CombineCv,
+     "one body -> a cube program and a vector program"},
+    {"cross_core_sync", 1, CvSync, passes::CrossCoreSync,
+     "ready and slot-free cross-core flags around every cube<->vector hand-off"},
     {"assign_cores", 1, Always, passes::AssignCores,
      "every tile op and sync in a cube or vector scope (T.Scope, or the kernel's only kind)"},
     {"memory_planning", 1, Always, passes::MemoryPlanning,
-     "addresses for every on-chip buffer: alignment, fractal padding, capacity"},
+     "addresses for every on-chip buffer: alignment, fractal padding, capacity, reuse"},
+    {"sync_insert", 1, AutoSync, passes::SyncInsert,
+     "set/wait pairs and pipe barriers for every intra-core dependence"},
+    {"verify_sync", 1, Always, passes::VerifySync,
+     "static check of the syncs of every core program"},
 };
 
 bool Wanted(const std::vector<std::string>& names, std::string_view pass) {
@@ -54,41 +75,6 @@ Status CheckOptions(const PipelineOptions& options) {
     return InvalidArgument("--stop-after: unknown pass '" + options.stop_after + "'");
   }
   return Status::Ok();
-}
-
-// Developer mode (scope inference, automatic sync, cube/vector separation) arrives with its
-// own passes; until then a kernel that relies on it is refused up front with one clear
-// diagnostic per cause, rather than compiled into racy code or failing later with a message
-// about a symptom.
-class DeveloperModeGate : public ir::Visitor {
- public:
-  explicit DeveloperModeGate(DiagnosticEngine* diag) : diag_(diag) {}
-
- protected:
-  void VisitAllocate(const ir::AllocateNode& op) override {
-    const ir::MemScope scope = op.buffer->scope;
-    if (scope != ir::MemScope::kShared && scope != ir::MemScope::kFragment) return;
-    diag_->Error(op.loc) << "'" << op.buffer->name << "' is allocated with T.alloc_"
-                         << ir::MemScopeName(scope)
-                         << ", which needs Developer-mode scope inference; this version does "
-                            "not have it yet: allocate it with T.alloc_L1, T.alloc_L0A, "
-                            "T.alloc_L0B, T.alloc_L0C or T.alloc_ub";
-  }
-
- private:
-  DiagnosticEngine* diag_;
-};
-
-Status CheckSupported(const ir::Kernel& kernel, const PassConfigs& configs,
-                      DiagnosticEngine* diag) {
-  DeveloperModeGate(diag).VisitKernel(kernel);
-  if (configs.auto_sync) {
-    diag->Error(kernel.loc) << "pass config TL_ASCEND_AUTO_SYNC is set, but automatic "
-                               "intra-core sync insertion is not available in this version "
-                               "yet; remove it and order the pipes with set_flag/wait_flag, "
-                               "pipe_barrier or barrier_all";
-  }
-  return diag->ToStatus();
 }
 
 bool VerifyEach(const PipelineOptions& options) {
@@ -145,7 +131,6 @@ Result<PipelineResult> RunPipeline(const ir::Kernel& kernel, const target::NpuTa
                                    const PassConfigs& configs, const PipelineOptions& options,
                                    DiagnosticEngine* diag) {
   TILEJIT_RETURN_IF_ERROR(CheckOptions(options));
-  TILEJIT_RETURN_IF_ERROR(CheckSupported(kernel, configs, diag));
   passes::PassContext ctx;
   ctx.target = &target;
   ctx.configs = configs;

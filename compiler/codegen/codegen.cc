@@ -113,6 +113,13 @@ Status FillParams(const ir::Kernel& k, DiagnosticEngine* diag, target::KernelMet
         break;
       case ir::BufferRole::kWorkspace:
         p.role = target::ParamRole::kWorkspace;
+        // A pass-made workspace is [grid, ...]: block b owns row b of its leading dim.
+        if (b.compiler_made) {
+          TILEJIT_CHECK(!b.shape.empty() && b.shape[0] > 0)
+              << "compiler workspace '" << b.name << "' has no [grid, ...] shape";
+          p.compiler_workspace = true;
+          p.workspace_bytes_per_block = b.size_bytes() / b.shape[0];
+        }
         break;
       case ir::BufferRole::kInput:
         p.role = target::ParamRole::kInput;

@@ -131,6 +131,9 @@ bool Finish(const FrontendRequest& req, const Settings& s, int num_params, Sourc
     diag->Warning(s.pc_loc.known() ? s.pc_loc : where)
         << "pass config '" << k << "' has no effect on this target and is ignored";
   }
+  for (const std::string& w : norm->warnings) {
+    diag->Warning(s.pc_loc.known() ? s.pc_loc : where) << w;
+  }
   std::string target(kDefaultTarget);
   SourceLoc tloc = s.target_loc;
   if (req.target) {

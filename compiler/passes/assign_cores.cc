@@ -6,77 +6,16 @@
 #include "compiler/passes/assign_cores.h"
 
 #include <optional>
+#include <string>
 
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/passes/core_kind.h"
 
 namespace tilejit::passes {
 namespace {
 
 using ir::CoreKind;
-
-// The work a leaf statement does: for one core type, for whichever types the kernel has
-// (a sync on pipes both cores own), or none (control flow, lets, allocations).
-enum class Work : uint8_t { kNone, kCube, kVector, kShared };
-
-bool IsCubeScope(ir::MemScope s) {
-  return s == ir::MemScope::kL1 || s == ir::MemScope::kL0A || s == ir::MemScope::kL0B ||
-         s == ir::MemScope::kL0C;
-}
-
-Work PipeWork(target::Pipe p) {
-  switch (p) {
-    case target::Pipe::kMte1:
-    case target::Pipe::kM:
-    case target::Pipe::kFix:
-      return Work::kCube;
-    case target::Pipe::kV:
-      return Work::kVector;
-    default:
-      return Work::kShared;
-  }
-}
-
-Work Combine(Work a, Work b) { return a == Work::kShared ? b : a; }
-
-Work TileOpWork(const ir::TileOpNode& op) {
-  if (op.op == ir::TileOpCode::kGemmV0 || op.op == ir::TileOpCode::kMma) return Work::kCube;
-  if (op.op != ir::TileOpCode::kCopy) return Work::kVector;
-  for (const ir::Operand& arg : op.args) {
-    const auto* r = std::get_if<ir::Region>(&arg);
-    if (r != nullptr && IsCubeScope(r->buffer->scope)) return Work::kCube;
-  }
-  return Work::kVector;
-}
-
-Work LeafWork(const ir::StmtNode& s) {
-  switch (s.kind) {
-    case ir::StmtKind::kTileOp:
-      return TileOpWork(static_cast<const ir::TileOpNode&>(s));
-    case ir::StmtKind::kBarrier:
-      return PipeWork(static_cast<const ir::BarrierNode&>(s).pipe);
-    case ir::StmtKind::kSetFlag:
-    case ir::StmtKind::kWaitFlag: {
-      const auto& f = static_cast<const ir::FlagNode&>(s);
-      return Combine(PipeWork(f.src), PipeWork(f.dst));
-    }
-    case ir::StmtKind::kSetCrossFlag:
-    case ir::StmtKind::kWaitCrossFlag:
-      return PipeWork(static_cast<const ir::CrossFlagNode&>(s).pipe);
-    case ir::StmtKind::kStore:
-      return static_cast<const ir::StoreNode&>(s).buffer->scope == ir::MemScope::kUB ? Work::kVector
-                                                                                     : Work::kNone;
-    default:
-      return Work::kNone;
-  }
-}
-
-std::string_view LeafName(const ir::StmtNode& s) {
-  if (s.kind == ir::StmtKind::kTileOp) {
-    return ir::TileOpName(static_cast<const ir::TileOpNode&>(s).op);
-  }
-  return s.kind == ir::StmtKind::kStore ? "store" : "sync";
-}
 
 // Finds the kinds of work in the kernel, and misplaced work inside author scopes.
 class Survey : public ir::Visitor {
@@ -185,14 +124,8 @@ class WrapBody : public ir::Mutator {
 void ReportMixedWithoutScopes(const Survey& survey, DiagnosticEngine* diag, bool cv_combine) {
   const ir::StmtNode& cube = *survey.first_cube;
   const ir::StmtNode& vec = *survey.first_vector;
-  if (cv_combine) {
-    diag->Error(cube.loc)
-        << "this kernel mixes cube and vector work without T.Scope; automatic cube/vector "
-           "separation (TL_ASCEND_AUTO_CV_COMBINE) is not available in this version yet: wrap "
-           "the cube part in `with T.Scope(\"C\"):` and the vector part in "
-           "`with T.Scope(\"V\"):`";
-    return;
-  }
+  // With CV_COMBINE, combine_cv ran first and put every leaf in a scope.
+  TILEJIT_CHECK(!cv_combine) << "combine_cv left mixed cube and vector work outside the scopes";
   diag->Error(cube.loc).Note(
       vec.loc, std::string("vector work (") + std::string(LeafName(vec)) + ") is here")
       << "this kernel mixes cube work (" << LeafName(cube) << ") and vector work (" << LeafName(vec)

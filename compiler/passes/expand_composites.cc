@@ -129,7 +129,11 @@ class GemmExpander : public ir::Mutator {
   bool CheckDtypes(const ir::TileOpNode& op);
   std::optional<Scratch> ScratchFor(const GemmShape& g, SourceLoc loc);
   Stmt Expand(const ir::TileOpNode& op, const GemmShape& g, const Scratch& sc);
-  Stmt Slice(const ir::TileOpNode& op, const Scratch& sc, const Expr& k, int64_t extent);
+  // `slot`: the L0 slot, when it is not k % 2 computed from `k`.
+  Stmt Slice(const ir::TileOpNode& op, const Scratch& sc, const Expr& k, int64_t extent,
+             std::optional<int64_t> slot = std::nullopt);
+  void AppendSlicePairs(const ir::TileOpNode& op, const Scratch& sc, int64_t full,
+                        std::vector<Stmt>* out);
   std::optional<ir::AttrValue> InitFor(const ir::TileOpNode& op, const Expr& k) const;
   Stmt Flag(ir::StmtKind kind, Pipe src, Pipe dst, Expr event, SourceLoc loc) const {
     return std::make_shared<ir::FlagNode>(kind, src, dst, std::move(event), loc,
@@ -249,14 +253,17 @@ std::optional<Scratch> GemmExpander::ScratchFor(const GemmShape& g, SourceLoc lo
   if (auto it = scratch_.find(key); it != scratch_.end()) return it->second;
   const int64_t c0 = 32 / ir::DTypeBytes(g.in);
   const int64_t unit = std::max<int64_t>(16, c0);
-  auto fits = [&](int64_t ks) {
-    return 2 * SlotBytesA(g.m, ks, c0) <= free_a_ && 2 * SlotBytesB(ks, g.n, c0) <= free_b_;
+  auto fits = [&](int64_t ks, int64_t slots) {
+    return slots * SlotBytesA(g.m, ks, c0) <= free_a_ && slots * SlotBytesB(ks, g.n, c0) <= free_b_;
   };
-  int64_t kstep = fits(g.k) ? g.k : 0;
-  if (kstep == 0) {  // largest fitting divisor of K, else largest fitting slice with a tail
+  // One slice when all of K fits one slot (a second slot would have nothing to overlap with;
+  // multi_buffer versions the single slot across loop iterations instead), else the largest
+  // fitting divisor of K over two slots, else the largest fitting slice with a tail.
+  int64_t kstep = fits(g.k, 1) ? g.k : 0;
+  if (kstep == 0) {
     int64_t any = 0;
     for (int64_t ks = unit; ks < g.k; ks += unit) {
-      if (!fits(ks)) continue;
+      if (!fits(ks, 2)) continue;
       any = ks;
       if (g.k % ks == 0) kstep = ks;
     }
@@ -269,21 +276,22 @@ std::optional<Scratch> GemmExpander::ScratchFor(const GemmShape& g, SourceLoc lo
                           << " and " << free_b_ << " bytes are free";
     return std::nullopt;
   }
+  const int64_t slots = kstep == g.k ? 1 : 2;
   ir::BufferNode a;
   a.name = "gemm_l0a";
-  a.shape = {2, g.m, kstep};
+  a.shape = {slots, g.m, kstep};
   a.dtype = g.in;
   a.scope = ir::MemScope::kL0A;
   a.loc = loc;
   ir::BufferNode b = a;
   b.name = "gemm_l0b";
-  b.shape = {2, kstep, g.n};
+  b.shape = {slots, kstep, g.n};
   b.scope = ir::MemScope::kL0B;
   Scratch sc{ir::MakeBuffer(a), ir::MakeBuffer(b), kstep};
-  free_a_ -= 2 * SlotBytesA(g.m, kstep, c0);
-  free_b_ -= 2 * SlotBytesB(kstep, g.n, c0);
-  ctx_.Count("scratch_bytes_l0a", 2 * SlotBytesA(g.m, kstep, c0));
-  ctx_.Count("scratch_bytes_l0b", 2 * SlotBytesB(kstep, g.n, c0));
+  free_a_ -= slots * SlotBytesA(g.m, kstep, c0);
+  free_b_ -= slots * SlotBytesB(kstep, g.n, c0);
+  ctx_.Count("scratch_bytes_l0a", slots * SlotBytesA(g.m, kstep, c0));
+  ctx_.Count("scratch_bytes_l0b", slots * SlotBytesB(kstep, g.n, c0));
   new_allocs_.push_back(std::make_shared<ir::AllocateNode>(sc.l0a, loc));
   new_allocs_.push_back(std::make_shared<ir::AllocateNode>(sc.l0b, loc));
   scratch_.emplace(key, sc);
@@ -307,11 +315,16 @@ Stmt GemmExpander::Expand(const ir::TileOpNode& op, const GemmShape& g, const Sc
   }
   if (full == 1) {
     out.push_back(Slice(op, sc, ir::IntImm(0, ir::DType::kInt32, loc), sc.kstep));
-  } else if (full > 1) {
+  } else if (full > 1 && syncs) {
     ir::Var k = ir::MakeVar("k", ir::DType::kInt32, loc);
     out.push_back(std::make_shared<ir::ForNode>(
         k, ir::IntImm(0, ir::DType::kInt32, loc), ir::IntImm(full, ir::DType::kInt32, loc),
         ir::ForKind::kSerial, 0, Slice(op, sc, ir::Ref(k, loc), sc.kstep), loc));
+  } else if (full == 2) {
+    out.push_back(Slice(op, sc, ir::IntImm(0, ir::DType::kInt32, loc), sc.kstep));
+    out.push_back(Slice(op, sc, ir::IntImm(1, ir::DType::kInt32, loc), sc.kstep));
+  } else if (full > 2) {
+    AppendSlicePairs(op, sc, full, &out);
   }
   if (tail > 0) out.push_back(Slice(op, sc, ir::IntImm(full, ir::DType::kInt32, loc), tail));
   if (syncs) {
@@ -342,16 +355,17 @@ struct SliceOperands {
   Expr event;
 };
 
-SliceOperands MakeSlice(const ir::TileOpNode& op, const Scratch& sc, const Expr& k,
-                        int64_t extent) {
+SliceOperands MakeSlice(const ir::TileOpNode& op, const Scratch& sc, const Expr& k, int64_t extent,
+                        std::optional<int64_t> fixed_slot) {
   const SourceLoc loc = op.loc;
   auto imm = [&](int64_t v) { return ir::IntImm(v, ir::DType::kInt32, loc); };
   std::optional<int64_t> kc = ir::AsConstInt(k);
-  Expr slot = kc ? imm(*kc % 2) : ir::Binary(ir::BinaryOp::kFloorMod, k, imm(2), loc);
+  if (!fixed_slot && kc) fixed_slot = *kc % 2;
+  Expr slot = fixed_slot ? imm(*fixed_slot) : ir::Binary(ir::BinaryOp::kFloorMod, k, imm(2), loc);
   Expr offset = kc ? imm(*kc * sc.kstep) : ir::Binary(ir::BinaryOp::kMul, k, imm(sc.kstep), loc);
   SliceOperands s;
-  s.event = kc ? imm(kFirstReservedEvent + *kc % 2)
-               : ir::Binary(ir::BinaryOp::kAdd, imm(kFirstReservedEvent), slot, loc);
+  s.event = fixed_slot ? imm(kFirstReservedEvent + *fixed_slot)
+                       : ir::Binary(ir::BinaryOp::kAdd, imm(kFirstReservedEvent), slot, loc);
   // L1 operands: A is [m, k] (or A^T [k, m]); B is [k, n] (or B^T [n, k]).
   const Region& a = std::get<Region>(op.args[1]);
   const Region& b = std::get<Region>(op.args[2]);
@@ -371,10 +385,10 @@ std::vector<ir::Attr> TransposeAttr(bool t) {
   return t ? std::vector<ir::Attr>{{"transpose", true}} : std::vector<ir::Attr>{};
 }
 
-Stmt GemmExpander::Slice(const ir::TileOpNode& op, const Scratch& sc, const Expr& k,
-                         int64_t extent) {
+Stmt GemmExpander::Slice(const ir::TileOpNode& op, const Scratch& sc, const Expr& k, int64_t extent,
+                         std::optional<int64_t> slot) {
   const SourceLoc loc = op.loc;
-  SliceOperands s = MakeSlice(op, sc, k, extent);
+  SliceOperands s = MakeSlice(op, sc, k, extent, slot);
   std::vector<ir::Attr> mma_attrs;
   if (std::optional<ir::AttrValue> init = InitFor(op, k)) mma_attrs.push_back({"init", *init});
   const Region& c = std::get<Region>(op.args[0]);
@@ -392,6 +406,25 @@ Stmt GemmExpander::Slice(const ir::TileOpNode& op, const Scratch& sc, const Expr
   out.push_back(ir::MakeTileOp(ir::TileOpCode::kMma, {c, s.a_dst, s.b_dst}, mma_attrs, loc));
   if (syncs) out.push_back(Flag(ir::StmtKind::kSetFlag, Pipe::kM, Pipe::kMte1, s.event, loc));
   return ir::Seq(std::move(out), loc);
+}
+
+// With AUTO_SYNC the slices run as pairs (slot 0 then slot 1) in a loop over pairs, so every
+// slot index is a constant: sync_insert orders by address, and a slot chosen at run time
+// (k % 2) would look to it like both slots at once and serialise the MTE1 loads behind the
+// mmas of the other slot.
+void GemmExpander::AppendSlicePairs(const ir::TileOpNode& op, const Scratch& sc, int64_t full,
+                                    std::vector<Stmt>* out) {
+  const SourceLoc loc = op.loc;
+  auto imm = [&](int64_t v) { return ir::IntImm(v, ir::DType::kInt32, loc); };
+  ir::Var p = ir::MakeVar("k2", ir::DType::kInt32, loc);
+  Expr first = ir::Binary(ir::BinaryOp::kMul, ir::Ref(p, loc), imm(2), loc);
+  Stmt pair =
+      ir::Seq({Slice(op, sc, first, sc.kstep, 0),
+               Slice(op, sc, ir::Binary(ir::BinaryOp::kAdd, first, imm(1), loc), sc.kstep, 1)},
+              loc);
+  out->push_back(std::make_shared<ir::ForNode>(p, imm(0), imm(full / 2), ir::ForKind::kSerial, 0,
+                                               std::move(pair), loc));
+  if (full % 2 == 1) out->push_back(Slice(op, sc, imm(full - 1), sc.kstep));
 }
 
 void ReportReservedIds(const KernelScan& scan, PassContext& ctx) {

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "compiler/codegen/tile_layout.h"
+#include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/passes/cv_handoff.h"
 
 namespace tilejit::passes {
 namespace {
@@ -62,6 +64,32 @@ bool BoolAttr(const ir::TileOpNode& op, std::string_view key) {
   const ir::AttrValue* v = op.FindAttr(key);
   return v != nullptr && std::holds_alternative<bool>(*v) && std::get<bool>(*v);
 }
+
+// A converting UB->UB copy: T.copy's conversion, done by the vector unit's cast (the same V
+// pipe as copy_ub_ub, so the author's syncs around the copy still order it).
+bool IsUbCast(const ir::Region& src, const ir::Region& dst) {
+  return src.buffer->scope == MemScope::kUB && dst.buffer->scope == MemScope::kUB &&
+         src.buffer->dtype != dst.buffer->dtype;
+}
+
+class UbCastRewriter : public ir::Mutator {
+ public:
+  explicit UbCastRewriter(PassContext& ctx) : ctx_(ctx) {}
+
+ protected:
+  ir::Stmt MutateTileOp(const ir::Stmt& s, const ir::TileOpNode& op) override {
+    if (op.op != ir::TileOpCode::kCopy || op.args.size() != 2) return s;
+    const auto* dst = std::get_if<ir::Region>(&op.args[0]);
+    const auto* src = std::get_if<ir::Region>(&op.args[1]);
+    if (dst == nullptr || src == nullptr || !IsUbCast(*src, *dst)) return s;
+    ctx_.Count("ub_casts");
+    return ir::MakeTileOp(ir::TileOpCode::kCast, op.args, {{"mode", std::string("CAST_RINT")}},
+                          op.loc);
+  }
+
+ private:
+  PassContext& ctx_;
+};
 
 bool HasCoreScope(const ir::Kernel& kernel) {
   class Finder : public ir::Visitor {
@@ -110,6 +138,13 @@ class CopyChecker : public ir::Visitor {
                                << ", which is not a memory a copy can move data in";
       return;
     }
+    if (defer_cv_ && IsCrossCoreCopy(op)) {
+      // Staged through a workspace below; the round trip must still be a legal copy pair.
+      ctx_.Count("cv_round_trips");
+      CheckShapes(op, src, dst);
+      CheckConversion(op, src, dst);
+      return;
+    }
     if (!IsLegal(s, d)) return ReportPath(op, s, d);
     CheckShapes(op, src, dst);
     CheckConversion(op, src, dst);
@@ -142,10 +177,6 @@ class CopyChecker : public ir::Visitor {
   }
 
   void ReportCrossCore(const ir::TileOpNode& op, MemScope s, MemScope d) {
-    if (defer_cv_) {
-      ctx_.Count("cv_round_trips");
-      return;
-    }
     const bool from_cube = s == MemScope::kL0C;
     ctx_.diag->Error(op.loc) << "copy " << PathText(s, d) << " has no on-chip path on "
                              << ctx_.target->soc
@@ -178,7 +209,7 @@ class CopyChecker : public ir::Visitor {
     const bool fixpipe = s == MemScope::kL0C;
     ir::DType st = src.buffer->dtype;
     ir::DType dt = dst.buffer->dtype;
-    if (!fixpipe && st != dt) {
+    if (!fixpipe && st != dt && !IsUbCast(src, dst)) {
       ctx_.diag->Error(op.loc) << "copy " << PathText(s, d) << " cannot convert "
                                << ir::DTypeName(st) << " to " << ir::DTypeName(dt)
                                << ": only the fixpipe paths (l0c -> gm, l0c -> l1) convert "
@@ -225,7 +256,9 @@ Result<ir::Kernel> LegalizeCopies(const ir::Kernel& kernel, PassContext& ctx) {
   CopyChecker checker(ctx, defer_cv);
   checker.Visit(kernel.body);
   if (ctx.diag->has_errors()) return ctx.diag->ToStatus();
-  return kernel;
+  ir::Kernel out = UbCastRewriter(ctx).MutateKernel(kernel);
+  if (defer_cv) return StageCrossCoreCopies(out, ctx);
+  return out;
 }
 
 }  // namespace tilejit::passes

@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sequential placement. The plan is built in two steps per memory (check the author's
-// annotations, then place the rest around them) over a list of items that records, for each
-// buffer, its layout and its allocation position. Liveness-based reuse (the next issue) only
-// changes the second step: it will add a lifetime to each item and let placement consider an
-// interval free once every buffer occupying it is dead, so the data structures already keep
-// the allocation order and the occupied intervals explicitly.
+// The plan is built in two steps per memory (check the author's annotations, then place the
+// rest around them) over a list of items that records, for each buffer, its layout, its
+// allocation position and (with reuse) its lifetime. Sequential placement keeps allocation
+// order, so an author reading the addresses sees their own declarations in order; reuse places
+// the largest buffers first, which packs better than allocation order when big and small
+// lifetimes interleave, and is still a pure function of the IR (no pointer order, no hashing).
+// Annotated buffers keep their bytes for the whole kernel: the author chose the address,
+// possibly to share data with code the planner does not see.
 #include "compiler/passes/memory_planning.h"
 
 #include <algorithm>
 #include <array>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/codegen/tile_layout.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/passes/buffer_lifetimes.h"
 
 namespace tilejit::passes {
 namespace {
@@ -24,8 +28,12 @@ struct Item {
   ir::Buffer buffer;
   SourceLoc loc;  // the Allocate's
   codegen::TileLayout layout;
+  Lifetime life;  // only used with reuse; an annotated buffer lives for the whole kernel
   int64_t address = -1;
   int64_t end() const { return address + layout.bytes; }
+  bool Collides(int64_t addr, int64_t bytes) const {
+    return addr < end() && address < addr + bytes;
+  }
 };
 
 // On-chip Allocates in allocation (pre-order) order.
@@ -63,8 +71,9 @@ class MemoryPlanner {
   target::Mem mem() const { return mem_; }
   const std::vector<Item>& items() const { return items_; }
 
-  // Places every item; returns false after reporting a diagnostic.
-  bool Plan() { return CheckAnnotations() && PlaceOthers(); }
+  // Places every item; returns false after reporting a diagnostic. With `reuse`, items
+  // whose lifetimes are disjoint may share bytes.
+  bool Plan(bool reuse) { return CheckAnnotations() && (reuse ? PlaceWithReuse() : PlaceOthers()); }
 
   int64_t HighWater() const {
     int64_t hw = 0;
@@ -138,6 +147,47 @@ class MemoryPlanner {
     return true;
   }
 
+  // Largest first (ties: earliest lifetime, then allocation order), each at the lowest aligned
+  // offset that collides with no annotated buffer and no placed buffer live at the same time.
+  bool PlaceWithReuse() {
+    std::vector<Item*> order;
+    for (Item& it : items_)
+      if (!it.buffer->address) order.push_back(&it);
+    std::stable_sort(order.begin(), order.end(), [](const Item* a, const Item* b) {
+      if (a->layout.bytes != b->layout.bytes) return a->layout.bytes > b->layout.bytes;
+      return a->life.first < b->life.first;
+    });
+    std::vector<const Item*> placed(annotated_.begin(), annotated_.end());
+    for (Item* it : order) {
+      std::vector<const Item*> live;
+      for (const Item* p : placed)
+        if (p->buffer->address || p->life.Overlaps(it->life)) live.push_back(p);
+      int64_t addr = LowestFree(*it, live);
+      if (addr + it->layout.bytes > capacity_) {
+        int64_t busy = 0;
+        for (const Item* p : live) busy += p->layout.bytes;
+        ReportOverflow(*it, capacity_ - busy);
+        return false;
+      }
+      it->address = addr;
+      placed.push_back(it);
+    }
+    return true;
+  }
+
+  // The lowest aligned offset where `it` collides with none of `live`: 0 or the end of one.
+  static int64_t LowestFree(const Item& it, const std::vector<const Item*>& live) {
+    std::vector<int64_t> starts = {0};
+    for (const Item* p : live) starts.push_back(codegen::RoundUp(p->end(), it.layout.align));
+    std::sort(starts.begin(), starts.end());
+    for (int64_t addr : starts) {
+      bool free = true;
+      for (const Item* p : live) free = free && !p->Collides(addr, it.layout.bytes);
+      if (free) return addr;
+    }
+    return starts.back();  // unreachable: the end of the highest one is always free
+  }
+
   void ReportOverflow(const Item& it, int64_t free_bytes) {
     std::vector<const Item*> by_size;
     for (const Item& x : items_) by_size.push_back(&x);
@@ -181,8 +231,11 @@ Result<ir::Kernel> MemoryPlanning(const ir::Kernel& kernel, PassContext& ctx) {
         << "TL_ASCEND_MEMORY_PLANNING without TL_ASCEND_AUTO_SYNC places buffers sequentially "
            "without reuse: the kernel's own syncs cannot order a reuse they do not know about";
   }
+  const bool reuse = ctx.configs.memory_planning && ctx.configs.auto_sync;
   AllocCollector collector;
   collector.Visit(kernel.body);
+  std::unordered_map<const ir::BufferNode*, Lifetime> lifetimes;
+  if (reuse) lifetimes = BufferLifetimes(kernel.body);
 
   std::vector<MemoryPlanner> planners;
   for (target::Mem m : kPlacedMems) planners.emplace_back(m, CapacityOf(*ctx.target, m), ctx);
@@ -198,15 +251,16 @@ Result<ir::Kernel> MemoryPlanning(const ir::Kernel& kernel, PassContext& ctx) {
     target::Mem mem = codegen::MemOf(b->scope);
     auto& planner =
         planners[std::find(kPlacedMems.begin(), kPlacedMems.end(), mem) - kPlacedMems.begin()];
-    planner.Add(Item{b, alloc->loc, codegen::LayoutOf(*b, *ctx.target)});
+    Lifetime life = reuse ? lifetimes.at(b.get()) : Lifetime{};
+    planner.Add(Item{b, alloc->loc, codegen::LayoutOf(*b, *ctx.target), life});
   }
   if (ctx.diag->has_errors()) return ctx.diag->ToStatus();
 
   ir::BufferMap placed;
   for (MemoryPlanner& planner : planners) {
     if (planner.empty()) continue;
-    if (!planner.Plan()) continue;  // diagnosed; keep checking the other memories
-    ctx.Count(std::string(target::MemName(planner.mem())) + "_bytes", planner.HighWater());
+    if (!planner.Plan(reuse)) continue;  // diagnosed; keep checking the other memories
+    ctx.Count("onchip_bytes_" + std::string(target::MemName(planner.mem())), planner.HighWater());
     for (const Item& it : planner.items()) {
       if (it.buffer->address == it.address) continue;
       ir::BufferNode node = *it.buffer;

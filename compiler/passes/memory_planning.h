@@ -2,21 +2,28 @@
 // memory_planning (DESIGN.md section 4, step 9): gives every on-chip buffer (an Allocate of
 // scope l1, l0a, l0b, l0c or ub) its byte offset in its memory.
 //
-// This version places buffers sequentially, per memory in allocation order, with no reuse:
+// Common rules:
 //  - addresses the author gave (T.annotate_address, ir::BufferNode::address) are kept; an
 //    annotation that is not aligned to the layout's alignment, that overlaps another
 //    annotated buffer or that runs past the memory is a diagnostic;
-//  - every other buffer goes at the lowest aligned offset at or after the end of the
-//    previously placed one that does not collide with an annotated buffer;
 //  - sizes and alignments are codegen::LayoutOf's (fractal padding included), so placement
 //    reserves exactly the bytes codegen addresses;
 //  - a buffer that does not fit is a diagnostic naming the buffer, the memory, the bytes it
 //    needs and the bytes still free, with a note listing the largest buffers of that memory.
-// With MEMORY_PLANNING and AUTO_SYNC both on, liveness-based reuse will come (next issue);
-// with MEMORY_PLANNING on and AUTO_SYNC off placement stays sequential and a warning says
-// why (the author's syncs cannot order reuse they do not know about).
+// Placement:
+//  - MEMORY_PLANNING and AUTO_SYNC on: reuse. Each buffer has a lifetime (buffer_lifetimes.h:
+//    first to last access in program order, extended to every loop that uses it); annotated
+//    buffers are reserved for the whole kernel. Largest first (ties: earlier lifetime, then
+//    allocation order), each buffer goes at the lowest aligned offset that collides with no
+//    annotated buffer and no placed buffer whose lifetime overlaps its own. sync_insert runs
+//    after this pass and orders accesses by address, so shared bytes are synchronised.
+//  - otherwise sequential, per memory in allocation order, with no reuse: every buffer goes at
+//    the lowest aligned offset at or after the end of the previously placed one that does not
+//    collide with an annotated buffer. With MEMORY_PLANNING on and AUTO_SYNC off a warning
+//    says why there is no reuse (the author's syncs cannot order a reuse they do not know of).
 //
-// Statistics: "<mem>_bytes" = the bytes a memory uses (the end of its highest buffer).
+// Statistics: "onchip_bytes_<mem>" (l1, l0a, l0b, l0c, ub) = the high-water mark of a memory
+// (the end of its highest buffer), for each memory that has a buffer.
 // Pure function of its inputs; see pass.h for the pass contract and thread safety.
 #pragma once
 

@@ -117,15 +117,15 @@ TEST(BackEndDiagnostics, ReservedEventIdsAroundAGemmAreNamed) {
   EXPECT_NE(d.find("note: gemm_v0 expanded here"), std::string::npos) << d;
 }
 
-TEST(BackEndDiagnostics, DeveloperModeFeaturesAreRefusedUntilTheirPassesExist) {
+// Developer mode: a buffer the compiler placed is still reported at the user's alloc_shared
+// line, in the memory scope inference chose for it.
+TEST(BackEndDiagnostics, AnOversizedSharedTileIsReportedAtItsAllocInTheInferredMemory) {
   std::string d =
-      Diagnostics(Kernel("            a = T.alloc_shared((128, 64), \"float16\")\n"
-                         "            T.copy(A[0, 0], a)\n"));
+      Diagnostics(Kernel("            a = T.alloc_shared((1024, 128), \"float16\")\n"
+                         "            T.copy(A[0, 0], a[0:128, 0:64])\n"
+                         "            T.tile.exp(a, a)\n"));
   EXPECT_NE(d.find("k.py:10:"), std::string::npos) << d;
-  EXPECT_NE(d.find("'a' is allocated with T.alloc_shared, which needs Developer-mode scope "
-                   "inference"),
-            std::string::npos)
-      << d;
+  EXPECT_NE(d.find("ub buffer 'a' needs 262144 bytes"), std::string::npos) << d;
 }
 
 }  // namespace

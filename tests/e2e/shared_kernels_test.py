@@ -27,14 +27,6 @@ KERNELS = os.environ.get("TILEJIT_KERNELS_DIR", "tests/testdata/kernels")
 EXPERT = os.environ.get("TILEJIT_EXPERT_KERNELS_DIR", "tests/testdata/expert_kernels")
 PERTURB_SEEDS = (1, 2, 3)
 
-# Developer-mode kernels need the passes of the Developer-mode issue (scope inference,
-# cube/vector separation, automatic sync). Until then each must fail to compile with a
-# diagnostic (exit status 1), never crash; the list empties when that issue lands.
-DEVELOPER_PENDING = {
-    "gemm_developer.py", "softmax_mixed.py", "layernorm_mixed.py",
-    "matmul_add_developer.py", "flash_attn_developer.py",
-}
-
 
 def _cases():
     params = []
@@ -86,11 +78,6 @@ def _run(case, in_paths, out_dir, *mode):
 @pytest.mark.parametrize("case", _cases())
 def test_shared_kernel(case, tmp_path):
     arrays, in_paths = _inputs(case, tmp_path)
-    if case["file"] in DEVELOPER_PENDING:
-        r = _run(case, in_paths, tmp_path, "--check")
-        assert r.returncode == 1, r.stdout + r.stderr
-        assert "error:" in r.stderr, r.stderr
-        pytest.skip("Developer-mode passes pending: " + r.stderr.splitlines()[0])
     if case["expect"] == "race":
         r = _run(case, in_paths, tmp_path, "--check")
         assert r.returncode == 1, r.stdout + r.stderr
@@ -114,8 +101,6 @@ def test_shared_kernel(case, tmp_path):
 
 @pytest.mark.parametrize("case", _cases())
 def test_binary_is_byte_identical_across_processes(case, tmp_path):
-    if case["file"] in DEVELOPER_PENDING:
-        pytest.skip("Developer-mode passes pending")
     outs = []
     for i in range(2):
         out = tmp_path / f"k{i}.o"

@@ -92,12 +92,158 @@ TEST(LegalizeCopies, CrossCoreCopyWithoutCvCombineIsADiagnostic) {
       << r.FirstError();
 }
 
-TEST(LegalizeCopies, CrossCoreCopiesWithCvCombineAreLeftForTheWorkspacePass) {
-  std::string text = Kernel("  copy(%ub_1, %l0c_0)\n  copy(%l1_0, %ub_0)\n");
+// Kernel() with compiler workspaces appended to the params (the expected output of staging).
+std::string StagedKernel(std::string_view workspaces, std::string_view idx, std::string_view body) {
+  std::string text = Kernel(body);
+  const std::string head = "out_idx = [1]\nworkspace_idx = []\n";
+  text.replace(
+      text.find(head), head.size(),
+      std::string(workspaces) + "out_idx = [1]\nworkspace_idx = [" + std::string(idx) + "]\n");
+  return text;
+}
+
+TEST(LegalizeCopies, L0cToUbWithCvCombineBecomesARoundTripThroughACompilerWorkspace) {
   PassRunner r;
   r.ctx.configs.auto_cv_combine = true;
-  EXPECT_EQ(r.Run(LegalizeCopies, text), text);
-  EXPECT_EQ(r.ctx.stats["cv_round_trips"], 2);
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%ub_1[0:+32, :], %l0c_0[%vid * 32:+32, :])\n")),
+            StagedKernel("param %p2: gm float32[1, 64, 64] compiler_workspace\n", "2",
+                         "  copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+                         "  copy(%ub_1[0:+32, :], %p2[%cid:+1, %vid * 32:+32, :])\n"));
+  EXPECT_EQ(r.ctx.stats["cv_round_trips"], 1);
+  EXPECT_EQ(r.ctx.stats["workspace_bytes"], 64 * 64 * 4);
+}
+
+TEST(LegalizeCopies, UbToL1WithCvCombineWritesTheRegionAndLoadsTheWholeL1) {
+  PassRunner r;
+  r.ctx.configs.auto_cv_combine = true;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%l1_0[%vid * 32:+32, :], %ub_0[0:+32, :])\n")),
+            StagedKernel("param %p2: gm float16[1, 64, 64] compiler_workspace\n", "2",
+                         "  copy(%p2[%cid:+1, %vid * 32:+32, :], %ub_0[0:+32, :])\n"
+                         "  copy(%l1_0, %p2[%cid:+1, :, :])\n"));
+  EXPECT_EQ(r.ctx.stats["workspace_bytes"], 64 * 64 * 2);
+}
+
+TEST(LegalizeCopies, ReplicatedUbTileIsHalvedBetweenTheTwoAivsOnItsWayToL1) {
+  PassRunner r;
+  r.ctx.configs.auto_cv_combine = true;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%l1_0, %ub_0)\n")),
+            StagedKernel("param %p2: gm float16[1, 64, 64] compiler_workspace\n", "2",
+                         "  copy(%p2[%cid:+1, 0 + %vid * 32:+32, :], %ub_0[0 + %vid * 32:+32, :])\n"
+                         "  copy(%l1_0, %p2[%cid:+1, :, :])\n"));
+}
+
+TEST(LegalizeCopies, EachCrossCoreCopyGetsItsOwnWorkspaceSizedByTheGrid) {
+  std::string text =
+      "param %p0: gm float32[128, 64] output\n"
+      "out_idx = [0]\n"
+      "workspace_idx = []\n"
+      "launch(4, threads=1) (%cid, %vid) {\n"
+      "  alloc %l1_0: l1 float32[32, 64]\n"
+      "  alloc %l0c_0: l0c float32[32, 64]\n"
+      "  alloc %ub_0: ub float32[32, 64]\n"
+      "  for %v0 in serial(0, 2) {\n"
+      "    copy(%ub_0, %l0c_0) {enable_relu=true}\n"
+      "    copy(%l1_0, %ub_0)\n"
+      "  }\n"
+      "  copy(%p0[%cid * 32:+32, :], %ub_0)\n"
+      "}\n";
+  PassRunner r;
+  r.ctx.configs.auto_cv_combine = true;
+  EXPECT_EQ(r.Run(LegalizeCopies, text),
+            "param %p0: gm float32[128, 64] output\n"
+            "param %p1: gm float32[4, 32, 64] compiler_workspace\n"
+            "param %p2: gm float32[4, 32, 64] compiler_workspace\n"
+            "out_idx = [0]\n"
+            "workspace_idx = [1, 2]\n"
+            "launch(4, threads=1) (%cid, %vid) {\n"
+            "  alloc %l1_0: l1 float32[32, 64]\n"
+            "  alloc %l0c_0: l0c float32[32, 64]\n"
+            "  alloc %ub_0: ub float32[32, 64]\n"
+            "  for %v0 in serial(0, 2) {\n"
+            "    copy(%p1[%cid:+1, :, :], %l0c_0) {enable_relu=true}\n"
+            "    copy(%ub_0, %p1[%cid:+1, :, :])\n"
+            "    copy(%p2[%cid:+1, :, :], %ub_0)\n"
+            "    copy(%l1_0, %p2[%cid:+1, :, :])\n"
+            "  }\n"
+            "  copy(%p0[%cid * 32:+32, :], %ub_0)\n"
+            "}\n");
+  EXPECT_EQ(r.ctx.stats["workspace_bytes"], 2 * 32 * 64 * 4);
+}
+
+TEST(LegalizeCopies, ConvertingL0cToUbConvertsOnTheFixPipeIntoAHalfWorkspace) {
+  PassRunner r;
+  r.ctx.configs.auto_cv_combine = true;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%ub_0, %l0c_0)\n")),
+            StagedKernel("param %p2: gm float16[1, 64, 64] compiler_workspace\n", "2",
+                         "  copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+                         "  copy(%ub_0, %p2[%cid:+1, :, :])\n"));
+}
+
+TEST(LegalizeCopies, CrossCoreCopyKeepsTheFixpipeConversionRules) {
+  PassRunner r;
+  r.ctx.configs.auto_cv_combine = true;
+  EXPECT_EQ(r.Run(LegalizeCopies,
+                  "param %p0: gm float32[16, 16] output\nout_idx = [0]\nworkspace_idx = []\n"
+                  "launch(1, threads=0) (%cid, %vid) {\n"
+                  "  alloc %l0c_0: l0c float32[16, 16]\n"
+                  "  alloc %ub_0: ub int32[16, 16]\n"
+                  "  copy(%ub_0, %l0c_0)\n}\n"),
+            "");
+  EXPECT_EQ(r.FirstError(),
+            "copy l0c -> ub cannot convert float32 to int32: the fixpipe converts float32 to "
+            "float32, float16 or bfloat16 and int32 to int32");
+}
+
+TEST(LegalizeCopies, UbToL1CannotConvertEvenThroughAWorkspace) {
+  PassRunner r;
+  r.ctx.configs.auto_cv_combine = true;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%l1_0, %ub_1)\n")), "");
+  EXPECT_EQ(r.FirstError(),
+            "copy ub -> l1 cannot convert float32 to float16: only the fixpipe paths (l0c -> gm, "
+            "l0c -> l1) convert dtypes; use cast on the vector core");
+}
+
+TEST(LegalizeCopies, CrossCoreCopyShapeMismatchIsADiagnostic) {
+  PassRunner r;
+  r.ctx.configs.auto_cv_combine = true;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%ub_1[0:+32, :], %l0c_0)\n")), "");
+  EXPECT_EQ(r.FirstError(), "copy shape mismatch: source is [64, 64] but destination is [32, 64]");
+}
+
+TEST(LegalizeCopies, CrossCoreCopyUnderARuntimeGridIsADiagnostic) {
+  PassRunner r;
+  r.ctx.configs.auto_cv_combine = true;
+  EXPECT_EQ(r.Run(LegalizeCopies,
+                  "param %p0: gm int32[1] input\nout_idx = []\nworkspace_idx = []\n"
+                  "launch(%p0[0], threads=0) (%cid, %vid) {\n"
+                  "  alloc %l0c_0: l0c float32[16, 16]\n"
+                  "  alloc %ub_0: ub float32[16, 16]\n"
+                  "  copy(%ub_0, %l0c_0)\n"
+                  "  copy(%ub_0, %l0c_0)\n}\n"),
+            "");
+  EXPECT_EQ(r.Messages().size(), 1u);
+  EXPECT_EQ(r.FirstError(),
+            "this copy needs a compiler workspace sized by the launch grid, which must be a "
+            "compile-time constant here (got `%gm_0[0]`)");
+  EXPECT_EQ(r.FirstErrorLine(), 7u);
+}
+
+TEST(LegalizeCopies, WorkspaceNamesAvoidTheKernelsParamNames) {
+  PassRunner r;
+  r.ctx.configs.auto_cv_combine = true;
+  Result<ir::Kernel> in =
+      ir::ParseTileIr(Kernel("  copy(%ub_1, %l0c_0)\n"), &r.sources, &r.diag, "t.tir");
+  ASSERT_TRUE(in.ok());
+  ir::BufferNode renamed = *in->params[0];
+  renamed.name = "cv_workspace0";
+  in->params[0] = ir::MakeBuffer(renamed);
+  Result<ir::Kernel> out = LegalizeCopies(*in, r.ctx);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->params.size(), 3u);
+  EXPECT_TRUE(out->params[2]->compiler_made);
+  EXPECT_EQ(out->params[2]->role, ir::BufferRole::kWorkspace);
+  EXPECT_EQ(out->params[2]->name, "cv_workspace1");
+  EXPECT_EQ(out->workspace_idx, std::vector<int>{2});
 }
 
 TEST(LegalizeCopies, CvCombineDoesNotCoverKernelsWithExplicitScopes) {
@@ -131,6 +277,18 @@ TEST(LegalizeCopies, DtypeConversionOnlyOnFixpipePaths) {
   EXPECT_EQ(r.FirstError(),
             "copy ub -> gm cannot convert float16 to float32: only the fixpipe paths (l0c -> gm, "
             "l0c -> l1) convert dtypes; use cast on the vector core");
+}
+
+TEST(LegalizeCopies, ConvertingUbToUbCopyBecomesAVectorCast) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%ub_0[0:+32, :], %ub_1[32:+32, :])\n")),
+            Kernel("  cast(%ub_0[0:+32, :], %ub_1[32:+32, :]) {mode=\"CAST_RINT\"}\n"));
+  EXPECT_EQ(r.ctx.stats["ub_casts"], 1);
+  PassRunner relu;
+  EXPECT_EQ(relu.Run(LegalizeCopies, Kernel("  copy(%ub_0, %ub_1) {enable_relu=true}\n")), "");
+  EXPECT_EQ(relu.FirstError(),
+            "enable_relu is only supported on the fixpipe paths (l0c -> gm, l0c -> l1), not on "
+            "ub -> ub");
 }
 
 TEST(LegalizeCopies, FixpipeRejectsConversionsItCannotDo) {

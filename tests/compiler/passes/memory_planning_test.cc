@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "pass_test_util.h"
@@ -38,10 +40,10 @@ TEST(MemoryPlanning, PlacesBuffersSequentiallyPerMemoryWithLayoutSizes) {
                         "  alloc %ub_2: ub float16[16, 20] @8320\n"
                         "  alloc %l0c_0: l0c float32[128, 256] @0\n"
                         "  alloc %ub_3: ub float32[8] @9344\n"));
-  EXPECT_EQ(r.ctx.stats["ub_bytes"], 9376);
-  EXPECT_EQ(r.ctx.stats["l1_bytes"], 49152);
-  EXPECT_EQ(r.ctx.stats["l0c_bytes"], 131072);
-  EXPECT_EQ(r.ctx.stats.count("l0a_bytes"), 0u);
+  EXPECT_EQ(r.ctx.stats["onchip_bytes_ub"], 9376);
+  EXPECT_EQ(r.ctx.stats["onchip_bytes_l1"], 49152);
+  EXPECT_EQ(r.ctx.stats["onchip_bytes_l0c"], 131072);
+  EXPECT_EQ(r.ctx.stats.count("onchip_bytes_l0a"), 0u);
 }
 
 TEST(MemoryPlanning, PadsFractalTilesAndAlignsL0Buffers) {
@@ -157,6 +159,174 @@ TEST(MemoryPlanning, UnresolvedScopeIsADiagnostic) {
   EXPECT_EQ(r.FirstError(),
             "buffer 'shared_0' still has the unresolved scope shared; memory planning needs l1, "
             "l0a, l0b, l0c or ub");
+}
+
+// MEMORY_PLANNING and AUTO_SYNC on: placement with reuse.
+struct ReuseRunner : PassRunner {
+  ReuseRunner() {
+    ctx.configs.memory_planning = true;
+    ctx.configs.auto_sync = true;
+  }
+};
+
+TEST(MemoryPlanningReuse, BuffersWithDisjointLifetimesShareBytes) {
+  ReuseRunner r;
+  std::string out = r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[64, 64]\n"
+                                                 "  alloc %ub_1: ub float32[32, 64]\n"
+                                                 "  alloc %ub_2: ub float32[64, 64]\n"
+                                                 "  copy(%ub_0, %p0)\n"
+                                                 "  copy(%ub_1, %p0[0:+32, :])\n"
+                                                 "  copy(%p0, %ub_0)\n"
+                                                 "  copy(%ub_2, %p0)\n"
+                                                 "  add(%ub_2, %ub_2, %ub_2)\n"
+                                                 "  copy(%p0[0:+32, :], %ub_1)\n"
+                                                 "  copy(%p0, %ub_2)\n"));
+  // ub_0 dies before ub_2 is first written; ub_1 overlaps both.
+  EXPECT_EQ(out, Kernel("  alloc %ub_0: ub float32[64, 64] @0\n"
+                        "  alloc %ub_1: ub float32[32, 64] @16384\n"
+                        "  alloc %ub_2: ub float32[64, 64] @0\n"
+                        "  copy(%ub_0, %p0)\n"
+                        "  copy(%ub_1, %p0[0:+32, :])\n"
+                        "  copy(%p0, %ub_0)\n"
+                        "  copy(%ub_2, %p0)\n"
+                        "  add(%ub_2, %ub_2, %ub_2)\n"
+                        "  copy(%p0[0:+32, :], %ub_1)\n"
+                        "  copy(%p0, %ub_2)\n"));
+  EXPECT_EQ(r.ctx.stats["onchip_bytes_ub"], 16384 + 8192);
+}
+
+TEST(MemoryPlanningReuse, BuffersUsedInALoopLiveForTheWholeLoop) {
+  ReuseRunner r;
+  // ub_0 comes from before the loop, ub_1 and ub_2 are only used in disjoint parts of one
+  // iteration (kept apart so iterations can overlap), ub_3 only after the loop.
+  std::string out = r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[8, 64]\n"
+                                                 "  alloc %ub_1: ub float32[8, 64]\n"
+                                                 "  alloc %ub_2: ub float32[8, 64]\n"
+                                                 "  alloc %ub_3: ub float32[8, 64]\n"
+                                                 "  copy(%ub_0, %p0[0:+8, :])\n"
+                                                 "  for %v0 in serial(0, 4) {\n"
+                                                 "    copy(%ub_1, %p0[%v0 * 8:+8, :])\n"
+                                                 "    copy(%p0[%v0 * 8:+8, :], %ub_1)\n"
+                                                 "    copy(%ub_2, %ub_0)\n"
+                                                 "    copy(%p0[%v0 * 8:+8, :], %ub_2)\n"
+                                                 "  }\n"
+                                                 "  copy(%ub_3, %p0[0:+8, :])\n"
+                                                 "  copy(%p0[0:+8, :], %ub_3)\n"));
+  EXPECT_NE(out.find("alloc %ub_0: ub float32[8, 64] @0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("alloc %ub_1: ub float32[8, 64] @2048\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("alloc %ub_2: ub float32[8, 64] @4096\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("alloc %ub_3: ub float32[8, 64] @0\n"), std::string::npos) << out;
+}
+
+TEST(MemoryPlanningReuse, AnnotatedBuffersKeepTheirBytesForTheWholeKernel) {
+  ReuseRunner r;
+  std::string out = r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[8, 64] @0\n"
+                                                 "  alloc %ub_1: ub float32[8, 64]\n"
+                                                 "  copy(%ub_0, %p0[0:+8, :])\n"
+                                                 "  copy(%p0[0:+8, :], %ub_0)\n"
+                                                 "  copy(%ub_1, %p0[0:+8, :])\n"
+                                                 "  copy(%p0[0:+8, :], %ub_1)\n"));
+  EXPECT_NE(out.find("alloc %ub_1: ub float32[8, 64] @2048\n"), std::string::npos) << out;
+}
+
+// Two 128 KiB phases: 256 KiB in sequence, 128 KiB with reuse (UB has 192 KiB).
+constexpr std::string_view kTwoPhases =
+    "  alloc %ub_0: ub float32[256, 128]\n"
+    "  alloc %ub_1: ub float32[256, 128]\n"
+    "  copy(%ub_0, %p1)\n"
+    "  copy(%p1, %ub_0)\n"
+    "  copy(%ub_1, %p1)\n"
+    "  copy(%p1, %ub_1)\n";
+
+std::string BigKernel(std::string_view body) {
+  return "param %p0: gm float32[64, 64] input\n"
+         "param %p1: gm float32[256, 128] output\n"
+         "out_idx = [1]\n"
+         "workspace_idx = []\n"
+         "launch(1, threads=0) (%cid, %vid) {\n" +
+         std::string(body) + "}\n";
+}
+
+TEST(MemoryPlanningReuse, AKernelThatFitsOnlyWithReuseCompilesWithIt) {
+  ReuseRunner r;
+  std::string out = r.Run(MemoryPlanning, BigKernel(kTwoPhases));
+  EXPECT_NE(out.find("alloc %ub_0: ub float32[256, 128] @0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("alloc %ub_1: ub float32[256, 128] @0\n"), std::string::npos) << out;
+  EXPECT_EQ(r.ctx.stats["onchip_bytes_ub"], 131072);
+}
+
+TEST(MemoryPlanningReuse, AKernelThatFitsOnlyWithReuseOverflowsWithoutIt) {
+  for (bool planning : {false, true}) {
+    PassRunner r;  // AUTO_SYNC off: sequential either way
+    r.ctx.configs.memory_planning = planning;
+    EXPECT_EQ(r.Run(MemoryPlanning, BigKernel(kTwoPhases)), "");
+    EXPECT_EQ(r.FirstError(),
+              "ub buffer 'ub_1' needs 131072 bytes but only 65536 of the 196608 bytes of ub are "
+              "free");
+  }
+}
+
+TEST(MemoryPlanningReuse, OverflowWithReuseCountsOnlyBuffersLiveAtTheSameTime) {
+  ReuseRunner r;
+  EXPECT_EQ(r.Run(MemoryPlanning, BigKernel("  alloc %ub_0: ub float32[256, 128]\n"
+                                            "  alloc %ub_1: ub float32[256, 128]\n"
+                                            "  alloc %ub_2: ub float32[8, 64]\n"
+                                            "  copy(%ub_2, %p0[0:+8, :])\n"
+                                            "  copy(%ub_0, %p1)\n"
+                                            "  copy(%ub_1, %p1)\n"
+                                            "  copy(%p1, %ub_0)\n"
+                                            "  copy(%p1, %ub_1)\n")),
+            "");
+  EXPECT_EQ(r.FirstError(),
+            "ub buffer 'ub_1' needs 131072 bytes but only 65536 of the 196608 bytes of ub are "
+            "free");
+}
+
+TEST(MemoryPlanningReuse, PlansEachCoreProgramOfACombinedBody) {
+  ReuseRunner r;
+  std::string out = r.Run(MemoryPlanning, Kernel("  alloc %l1_0: l1 float16[64, 64]\n"
+                                                 "  alloc %l1_1: l1 float16[64, 64]\n"
+                                                 "  alloc %ub_0: ub float32[64, 64]\n"
+                                                 "  alloc %ub_1: ub float32[64, 64]\n"
+                                                 "  scope cube {\n"
+                                                 "    copy(%l1_0, %p0)\n"
+                                                 "    copy(%p0, %l1_0)\n"
+                                                 "    copy(%l1_1, %p0)\n"
+                                                 "    copy(%p0, %l1_1)\n"
+                                                 "  }\n"
+                                                 "  scope vector {\n"
+                                                 "    copy(%ub_0, %p0)\n"
+                                                 "    copy(%ub_1, %p0)\n"
+                                                 "    copy(%p0, %ub_0)\n"
+                                                 "    copy(%p0, %ub_1)\n"
+                                                 "  }\n"));
+  EXPECT_NE(out.find("alloc %l1_0: l1 float16[64, 64] @0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("alloc %l1_1: l1 float16[64, 64] @0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("alloc %ub_0: ub float32[64, 64] @0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("alloc %ub_1: ub float32[64, 64] @16384\n"), std::string::npos) << out;
+}
+
+int64_t OnChipBytes(const PassRunner& r) {
+  int64_t total = 0;
+  for (const auto& [name, value] : r.ctx.stats)
+    if (name.starts_with("onchip_bytes_")) total += value;
+  return total;
+}
+
+TEST(MemoryPlanningReuse, FlashAttentionUsesFewerOnChipBytesWithPlanningThanWithout) {
+  std::ifstream in(std::string(TILEJIT_SOURCE_DIR) +
+                   "/tests/compiler/passes/testdata/flash_attn_developer_before_planning.tir");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  ReuseRunner with;
+  PassRunner without;  // MEMORY_PLANNING off
+  without.ctx.configs.auto_sync = true;
+  ASSERT_NE(with.Run(MemoryPlanning, text.str()), "");
+  ASSERT_NE(without.Run(MemoryPlanning, text.str()), "");
+  // The fp16 output tile, used only after the loop, shares bytes with the loop's tiles.
+  EXPECT_LT(with.ctx.stats["onchip_bytes_ub"], without.ctx.stats["onchip_bytes_ub"]);
+  EXPECT_LT(OnChipBytes(with), OnChipBytes(without));
 }
 
 }  // namespace

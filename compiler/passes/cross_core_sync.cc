@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+// Why one counter per direction is enough, and why the slot-free tokens are safe.
+//
+// Both programs are projections of one sequential body (combine_cv), and each hand-off is a
+// write on the producer immediately followed, in that body, by its read on the consumer
+// (legalize_copies put both copies where the original copy was). Control flow is replicated
+// and depends only on values both cores compute alike (a vid-dependent one is refused), so
+// the n-th write in direction D executed by the producer and the n-th read in direction D
+// executed by the consumer belong to the same hand-off, for every n.
+//
+// Ready (RAW): the consumer waits on counter R_D before each read in D; the producer sets
+// R_D after each write in D, on the write's pipe, so the set fires only after the write has
+// completed. Counters count, so when the consumer's n-th wait returns, at least n sets have
+// fired, the n-th of them after the n-th write: the n-th read sees its data. With mode 2 the
+// AIC's counter moves only once every AIV of the group has set, so a cube read of a
+// vector-written workspace waits for all its row halves.
+//
+// Slot-free (WAR): number the writes of rewritten workspaces in D in program order 1, 2, ...
+// (and their reads likewise; the n-th read belongs to the n-th write). The consumer pre-arms
+// T tokens on F_D and sets F_D on mte2 after each such read, so token n > T fires after reads
+// 1..n-T have completed (mte2 completes in order before the set fires). The producer waits
+// on F_D before each such write: write n starts after read n-T. If the previous write of the
+// same workspace is write m, safety needs read m done, i.e. m <= n - T, i.e. n - m >= T. The
+// plan chooses T as a lower bound of that distance over every pair of consecutive writes of
+// one workspace (cross_core_sync_plan.cc), so it holds. T = 1 is always safe.
+//
+// Liveness: every wait is matched by a set that comes earlier in the sequential body (a read
+// after its write; write n after read n-T; pre-armed tokens first), so running both programs
+// cannot deadlock. Zero at exit: the consumer takes every R_D token; the producer receives
+// T + (number of rewritten reads) tokens on F_D and takes one per rewritten write plus T at
+// the end.
+#include "compiler/passes/cross_core_sync.h"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/mutator.h"
+#include "compiler/passes/cross_core_sync_internal.h"
+#include "compiler/passes/cv_handoff.h"
+
+namespace tilejit::passes {
+namespace {
+
+using xsync::Dir;
+using xsync::Plan;
+
+ir::Stmt SetFlag(target::Pipe pipe, int id, SourceLoc loc) {
+  return std::make_shared<ir::CrossFlagNode>(ir::StmtKind::kSetCrossFlag, pipe, ir::IntImm(id), 2,
+                                             loc, ir::SyncOrigin::kCompiler);
+}
+
+ir::Stmt WaitFlag(target::Pipe pipe, int id, SourceLoc loc) {
+  return std::make_shared<ir::CrossFlagNode>(ir::StmtKind::kWaitCrossFlag, pipe, ir::IntImm(id), 0,
+                                             loc, ir::SyncOrigin::kCompiler);
+}
+
+class Placer : public ir::Mutator {
+ public:
+  Placer(const Plan& plan, PassContext& ctx) : plan_(plan), ctx_(ctx) {}
+
+ protected:
+  ir::Stmt MutateCoreScope(const ir::Stmt& s, const ir::CoreScopeNode& op) override {
+    const bool cube = op.core == ir::CoreKind::kCube;
+    TILEJIT_CHECK(!seen_[cube ? 0 : 1]) << "cross_core_sync expects one scope per core type";
+    seen_[cube ? 0 : 1] = true;
+    std::vector<ir::Stmt> stmts;
+    loc_ = op.loc;
+    for (int d = 0; d < 2; ++d) {  // the consumer pre-arms its slot-free tokens
+      const xsync::DirPlan& dp = plan_.dirs[d];
+      const bool consumer = cube == (d == xsync::kVectorToCube);
+      if (!consumer || !dp.slot_free.has_value()) continue;
+      for (int t = 0; t < dp.tokens; ++t) stmts.push_back(Set(target::Pipe::kMte2, *dp.slot_free));
+    }
+    stmts.push_back(Mutate(op.body));
+    loc_ = op.loc;
+    for (int d = 0; d < 2; ++d) {  // the producer drains them
+      const xsync::DirPlan& dp = plan_.dirs[d];
+      const bool producer = cube == (d == xsync::kCubeToVector);
+      if (!producer || !dp.slot_free.has_value()) continue;
+      for (int t = 0; t < dp.tokens; ++t) stmts.push_back(Wait(dp.write_pipe, *dp.slot_free));
+    }
+    if (stmts.size() == 1 && stmts[0] == op.body) return s;
+    return std::make_shared<ir::CoreScopeNode>(op.core, Flatten(ir::Seq(stmts, op.loc)), op.loc);
+  }
+
+  ir::Stmt MutateSeq(const ir::Stmt& s, const ir::SeqNode& op) override {
+    ir::Stmt m = ir::Mutator::MutateSeq(s, op);
+    return m == s ? s : Flatten(m);
+  }
+
+  ir::Stmt MutateTileOp(const ir::Stmt& s, const ir::TileOpNode& op) override {
+    if (op.op != ir::TileOpCode::kCopy || op.args.size() != 2) return s;
+    loc_ = op.loc;
+    std::vector<ir::Stmt> out;
+    if (const xsync::HandOff* h = Find(op, 0)) {  // a write: producer side
+      const xsync::DirPlan& dp = plan_.dirs[h->dir];
+      if (h->rewritten) out.push_back(Wait(h->write_pipe, *dp.slot_free));
+      out.push_back(s);
+      out.push_back(Set(h->write_pipe, *dp.ready));
+    } else if (const xsync::HandOff* r = Find(op, 1)) {  // a read: consumer side
+      const xsync::DirPlan& dp = plan_.dirs[r->dir];
+      out.push_back(Wait(target::Pipe::kMte2, *dp.ready));
+      out.push_back(s);
+      if (r->rewritten) out.push_back(Set(target::Pipe::kMte2, *dp.slot_free));
+    } else {
+      return s;
+    }
+    return ir::Seq(std::move(out), op.loc);
+  }
+
+ private:
+  const xsync::HandOff* Find(const ir::TileOpNode& op, size_t i) const {
+    const auto* r = std::get_if<ir::Region>(&op.args[i]);
+    if (r == nullptr || !IsCompilerWorkspace(*r->buffer)) return nullptr;
+    auto it = plan_.hand_offs.find(r->buffer.get());
+    return it == plan_.hand_offs.end() ? nullptr : &it->second;
+  }
+
+  ir::Stmt Set(target::Pipe pipe, int id) {
+    ctx_.Count("cross_flags");
+    return SetFlag(pipe, id, loc_);
+  }
+  ir::Stmt Wait(target::Pipe pipe, int id) {
+    ctx_.Count("cross_flags");
+    return WaitFlag(pipe, id, loc_);
+  }
+
+  static ir::Stmt Flatten(const ir::Stmt& seq) {
+    std::vector<ir::Stmt> flat;
+    for (const ir::Stmt& c : ir::As<ir::SeqNode>(seq).stmts) {
+      if (const auto* inner = ir::TryAs<ir::SeqNode>(c)) {
+        flat.insert(flat.end(), inner->stmts.begin(), inner->stmts.end());
+      } else {
+        flat.push_back(c);
+      }
+    }
+    return flat.size() == 1 ? flat.front() : ir::Seq(std::move(flat), seq->loc);
+  }
+
+  const Plan& plan_;
+  PassContext& ctx_;
+  bool seen_[2] = {false, false};
+  SourceLoc loc_;  // of the hand-off being ordered; pre-arm/drain use the scope's
+};
+
+}  // namespace
+
+Result<ir::Kernel> CrossCoreSync(const ir::Kernel& kernel, PassContext& ctx) {
+  TILEJIT_CHECK(ctx.target != nullptr && ctx.diag != nullptr) << "PassContext incomplete";
+  Plan plan = xsync::MakePlan(kernel, ctx);
+  if (ctx.diag->has_errors()) return ctx.diag->ToStatus();
+  if (plan.hand_offs.empty()) return kernel;
+  return Placer(plan, ctx).MutateKernel(kernel);
+}
+
+}  // namespace tilejit::passes

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: Apache-2.0
+// The token count is a distance in a conservative model of the producer's write sequence:
+// each loop is unrolled twice (a loop of constant trip count 1 once, of 0 never), so every
+// pair of consecutive writes of one workspace that can occur in a run occurs in the model
+// with at most as many writes between them as in the run; writes under an `if` or in a loop
+// with a runtime trip count may be absent in a run, so they never count as "between". The
+// smallest such distance D over all rewritten workspaces of a direction is then a lower bound
+// of the real distance, and pre-arming min(D, kMaxTokens) tokens is safe (argument in
+// cross_core_sync.cc).
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/check.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/visitor.h"
+#include "compiler/passes/cross_core_sync_internal.h"
+#include "compiler/passes/cv_handoff.h"
+
+namespace tilejit::passes::xsync {
+namespace {
+
+const ir::Region* Arg(const ir::TileOpNode& op, size_t i) {
+  return i < op.args.size() ? std::get_if<ir::Region>(&op.args[i]) : nullptr;
+}
+
+// The compiler workspace a copy writes (i = 0) or reads (i = 1), if any.
+const ir::BufferNode* WorkspaceArg(const ir::TileOpNode& op, size_t i) {
+  if (op.op != ir::TileOpCode::kCopy || op.args.size() != 2) return nullptr;
+  const ir::Region* r = Arg(op, i);
+  return r != nullptr && IsCompilerWorkspace(*r->buffer) ? r->buffer.get() : nullptr;
+}
+
+bool MentionsAny(const ir::Expr& e, const std::set<const ir::VarNode*>& vars) {
+  class Finder : public ir::Visitor {
+   public:
+    explicit Finder(const std::set<const ir::VarNode*>& v) : vars_(v) {}
+    bool found = false;
+
+   protected:
+    void VisitVarRef(const ir::VarRefNode& op) override {
+      found = found || vars_.count(op.var.get()) > 0;
+    }
+
+   private:
+    const std::set<const ir::VarNode*>& vars_;
+  } finder(vars);
+  finder.Visit(e);
+  return finder.found;
+}
+
+// Per workspace: where it is written and read, and whether its writes may repeat. Also finds
+// the author's cross-flag ids and hand-offs under vid-dependent control flow.
+class Survey : public ir::Visitor {
+ public:
+  struct Use {
+    int writes[2] = {0, 0};  // statements, per side (0 cube, 1 vector)
+    int reads[2] = {0, 0};
+    bool in_loop = false;
+    target::Pipe write_pipe = target::Pipe::kFix;
+  };
+  explicit Survey(PassContext& ctx) : ctx_(ctx) {}
+
+  std::map<const ir::BufferNode*, Use> uses;
+  std::vector<const ir::BufferNode*> order;  // first-seen order: keeps the plan deterministic
+  std::set<int> author_ids;
+
+ protected:
+  void VisitKernelStmt(const ir::KernelNode& op) override {
+    vid_vars_.insert(op.vid.get());
+    ir::Visitor::VisitKernelStmt(op);
+  }
+  void VisitCoreScope(const ir::CoreScopeNode& op) override {
+    const int saved = side_;
+    side_ = op.core == ir::CoreKind::kCube ? 0 : 1;
+    ir::Visitor::VisitCoreScope(op);
+    side_ = saved;
+  }
+  void VisitLet(const ir::LetNode& op) override {
+    if (MentionsAny(op.value, vid_vars_)) vid_vars_.insert(op.var.get());
+    ir::Visitor::VisitLet(op);
+  }
+  void VisitFor(const ir::ForNode& op) override {
+    auto ext = ir::AsConstInt(op.extent);
+    const bool saved_loop = in_loop_, saved_vid = under_vid_;
+    in_loop_ = in_loop_ || !ext.has_value() || *ext > 1;
+    under_vid_ = under_vid_ || MentionsAny(op.min, vid_vars_) || MentionsAny(op.extent, vid_vars_);
+    ir::Visitor::VisitFor(op);
+    in_loop_ = saved_loop;
+    under_vid_ = saved_vid;
+  }
+  void VisitIf(const ir::IfNode& op) override {
+    const bool saved = under_vid_;
+    under_vid_ = under_vid_ || MentionsAny(op.cond, vid_vars_);
+    ir::Visitor::VisitIf(op);
+    under_vid_ = saved;
+  }
+  void VisitCrossFlag(const ir::CrossFlagNode& op) override {
+    auto id = ir::AsConstInt(op.flag);
+    if (id.has_value()) {
+      author_ids.insert(static_cast<int>(*id));
+    } else {
+      ctx_.diag->Error(op.loc) << "this cross-core flag's id `" << ir::PrintExpr(op.flag)
+                               << "` is not a compile-time constant, so automatic cross-core sync "
+                                  "(TL_ASCEND_AUTO_CV_SYNC) cannot choose ids that avoid it";
+    }
+  }
+  void VisitTileOp(const ir::TileOpNode& op) override {
+    if (side_ < 0) return;
+    for (size_t i = 0; i < 2; ++i) {
+      const ir::BufferNode* ws = WorkspaceArg(op, i);
+      if (ws == nullptr) continue;
+      auto [it, fresh] = uses.try_emplace(ws);
+      if (fresh) order.push_back(ws);
+      Use& u = it->second;
+      (i == 0 ? u.writes : u.reads)[side_]++;
+      if (i == 0) {
+        u.in_loop = u.in_loop || in_loop_;
+        const ir::Region* src = Arg(op, 1);
+        u.write_pipe = src != nullptr && src->buffer->scope == ir::MemScope::kL0C
+                           ? target::Pipe::kFix
+                           : target::Pipe::kMte3;
+      }
+      if (under_vid_) {
+        ctx_.diag->Error(op.loc)
+            << "this cube/vector hand-off sits under a loop or `if` that depends on vid, so the "
+               "cube core (which has no vid) cannot pair it with the vector cores' copies; move "
+               "the hand-off out of the vid-dependent control flow";
+      }
+    }
+  }
+
+ private:
+  PassContext& ctx_;
+  int side_ = -1;
+  bool in_loop_ = false;
+  bool under_vid_ = false;
+  std::set<const ir::VarNode*> vid_vars_;
+};
+
+struct Write {
+  const ir::BufferNode* ws;
+  bool guaranteed;
+};
+
+// The model write sequence of one direction's rewritten workspaces (see the file comment).
+class WriteModel : public ir::Visitor {
+ public:
+  WriteModel(const Plan& plan, Dir dir) : plan_(plan), dir_(dir) {}
+  std::vector<Write> writes;
+
+ protected:
+  void VisitFor(const ir::ForNode& op) override {
+    auto ext = ir::AsConstInt(op.extent);
+    if (ext.has_value() && *ext <= 0) return;
+    const bool saved = guaranteed_;
+    guaranteed_ = guaranteed_ && ext.has_value();
+    const int times = ext.has_value() && *ext == 1 ? 1 : 2;
+    for (int t = 0; t < times; ++t) Visit(op.body);
+    guaranteed_ = saved;
+  }
+  void VisitIf(const ir::IfNode& op) override {
+    const bool saved = guaranteed_;
+    guaranteed_ = false;
+    Visit(op.then_body);
+    Visit(op.else_body);
+    guaranteed_ = saved;
+  }
+  void VisitTileOp(const ir::TileOpNode& op) override {
+    const ir::BufferNode* ws = WorkspaceArg(op, 0);
+    if (ws == nullptr) return;
+    auto it = plan_.hand_offs.find(ws);
+    if (it == plan_.hand_offs.end() || it->second.dir != dir_ || !it->second.rewritten) return;
+    writes.push_back({ws, guaranteed_});
+  }
+
+ private:
+  const Plan& plan_;
+  Dir dir_;
+  bool guaranteed_ = true;
+};
+
+// The shape of one side's hand-offs of one direction, as text: the loops and ifs that hold
+// any, and the workspaces in program order (control flow only by structure: both scopes are
+// projections of one body, so their loops and conditions match where the structure does).
+class HandOffShape : public ir::Visitor {
+ public:
+  HandOffShape(const Plan& plan, Dir dir, ir::CoreKind core, size_t arg)
+      : plan_(plan), dir_(dir), core_(core), arg_(arg) {}
+  std::string text;
+
+ protected:
+  void VisitCoreScope(const ir::CoreScopeNode& op) override {
+    if (op.core == core_) ir::Visitor::VisitCoreScope(op);
+  }
+  void VisitFor(const ir::ForNode& op) override {
+    Nest("for{", [&] { Visit(op.body); });
+  }
+  void VisitIf(const ir::IfNode& op) override {
+    Nest("if{", [&] {
+      Visit(op.then_body);
+      text += "}else{";
+      Visit(op.else_body);
+    });
+  }
+  void VisitTileOp(const ir::TileOpNode& op) override {
+    const ir::BufferNode* ws = WorkspaceArg(op, arg_);
+    if (ws == nullptr) return;
+    auto it = plan_.hand_offs.find(ws);
+    if (it != plan_.hand_offs.end() && it->second.dir == dir_) text += ws->name + ";";
+  }
+
+ private:
+  // Appends `open` .. `}` around what `body` adds, or nothing if it adds no hand-off.
+  template <typename F>
+  void Nest(const char* open, F body) {
+    const size_t mark = text.size();
+    text += open;
+    const size_t inner = text.size();
+    body();
+    if (text.find(';', inner) == std::string::npos) {
+      text.resize(mark);
+    } else {
+      text += "}";
+    }
+  }
+
+  const Plan& plan_;
+  Dir dir_;
+  ir::CoreKind core_;
+  size_t arg_;  // 0: the workspace writes, 1: the reads
+};
+
+// One counter per direction pairs the n-th write with the n-th read (cross_core_sync.cc), so
+// the producer must write the workspaces in the order the consumer reads them. An earlier
+// pass that reorders one side only (multi_buffer's interleaving did, devgen seed 50196) is a
+// compiler bug: fail here rather than emit a cross-core race.
+void CheckSameOrder(const ir::Kernel& kernel, const Plan& plan) {
+  for (int dir = 0; dir < 2; ++dir) {
+    if (!plan.dirs[dir].ready.has_value()) continue;
+    const bool c2v = dir == kCubeToVector;
+    HandOffShape writes(plan, static_cast<Dir>(dir),
+                        c2v ? ir::CoreKind::kCube : ir::CoreKind::kVector, 0);
+    HandOffShape reads(plan, static_cast<Dir>(dir),
+                       c2v ? ir::CoreKind::kVector : ir::CoreKind::kCube, 1);
+    writes.Visit(kernel.body);
+    reads.Visit(kernel.body);
+    TILEJIT_CHECK(writes.text == reads.text)
+        << "cross_core_sync: the " << (c2v ? "cube->vector" : "vector->cube")
+        << " hand-offs are written in another order than they are read (writes: " << writes.text
+        << " reads: " << reads.text << "); one counter per direction would pair them wrongly";
+  }
+}
+
+int Tokens(const std::vector<Write>& writes) {
+  int best = kMaxTokens;
+  std::map<const ir::BufferNode*, size_t> last;
+  std::vector<int> guaranteed_before(writes.size() + 1, 0);  // prefix counts
+  for (size_t i = 0; i < writes.size(); ++i) {
+    guaranteed_before[i + 1] = guaranteed_before[i] + (writes[i].guaranteed ? 1 : 0);
+  }
+  for (size_t i = 0; i < writes.size(); ++i) {
+    auto it = last.find(writes[i].ws);
+    if (it != last.end()) {
+      const int between = guaranteed_before[i] - guaranteed_before[it->second + 1];
+      best = std::min(best, 1 + between);
+    }
+    last[writes[i].ws] = i;
+  }
+  return std::max(best, 1);
+}
+
+void AssignIds(const ir::Kernel& kernel, const std::set<int>& taken, Plan* plan, PassContext& ctx) {
+  std::vector<std::optional<int>*> wanted;
+  for (DirPlan& d : plan->dirs) {
+    if (d.ready.has_value()) wanted.push_back(&d.ready);
+    if (d.slot_free.has_value()) wanted.push_back(&d.slot_free);
+  }
+  const int limit = static_cast<int>(ctx.target->cross_flag_ids.value);
+  int next = 0;
+  for (std::optional<int>* w : wanted) {
+    while (next < limit && taken.count(next) > 0) ++next;
+    if (next >= limit) {
+      ctx.diag->Error(kernel.loc)
+          << "automatic cross-core sync needs " << wanted.size() << " cross-core flag ids, but "
+          << "the kernel's own cross flags leave fewer of the " << limit << " ids (0.." << limit - 1
+          << ") free; use fewer distinct ids in the kernel's own set_cross_flag/wait_cross_flag";
+      return;
+    }
+    **w = next++;
+  }
+}
+
+}  // namespace
+
+Plan MakePlan(const ir::Kernel& kernel, PassContext& ctx) {
+  Survey survey(ctx);
+  survey.VisitKernel(kernel);
+  Plan plan;
+  for (const ir::BufferNode* ws : survey.order) {
+    const Survey::Use& u = survey.uses.at(ws);
+    for (int side = 0; side < 2; ++side) {
+      if (u.writes[side] == 0 || u.reads[1 - side] == 0) continue;
+      TILEJIT_CHECK(u.writes[1 - side] == 0 && u.reads[side] == 0 &&
+                    u.writes[side] == u.reads[1 - side])
+          << "compiler workspace '" << ws->name << "' is not a one-to-one hand-off";
+      HandOff h;
+      h.dir = side == 0 ? kCubeToVector : kVectorToCube;
+      h.write_pipe = u.write_pipe;
+      h.rewritten = u.in_loop || u.writes[side] > 1;
+      plan.hand_offs[ws] = h;
+      DirPlan& d = plan.dirs[h.dir];
+      d.ready = 0;  // id assigned below
+      d.write_pipe = h.write_pipe;
+      if (h.rewritten) d.slot_free = 0;
+    }
+  }
+  if (!ctx.diag->has_errors()) CheckSameOrder(kernel, plan);  // a vid-dependent if differs
+  for (int dir = 0; dir < 2; ++dir) {
+    if (!plan.dirs[dir].slot_free.has_value()) continue;
+    WriteModel model(plan, static_cast<Dir>(dir));
+    model.Visit(kernel.body);
+    plan.dirs[dir].tokens = Tokens(model.writes);
+  }
+  AssignIds(kernel, survey.author_ids, &plan, ctx);
+  return plan;
+}
+
+}  // namespace tilejit::passes::xsync

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "compiler/passes/cross_core_sync.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/check.h"
+#include "pass_test_util.h"
+
+namespace tilejit::passes {
+namespace {
+
+using testing::PassRunner;
+
+// Split kernels (combine_cv's output form): %p2 carries L0C data to the vector core, %p3 and
+// %p4 UB data to the cube core.
+std::string Launch(std::string_view body, std::string_view launch = "launch(2, threads=2)") {
+  return std::string(
+             "param %p0: gm float16[128, 64] input\n"
+             "param %p1: gm float32[128, 64] output\n"
+             "param %p2: gm float32[2, 64, 64] compiler_workspace\n"
+             "param %p3: gm float32[2, 64, 64] compiler_workspace\n"
+             "param %p4: gm float32[2, 64, 64] compiler_workspace\n"
+             "out_idx = [1]\n"
+             "workspace_idx = [2, 3, 4]\n") +
+         std::string(launch) +
+         " (%cid, %vid) {\n"
+         "  alloc %l1_0: l1 float32[64, 64]\n"
+         "  alloc %l0c_0: l0c float32[64, 64]\n"
+         "  alloc %ub_0: ub float32[32, 64]\n" +
+         std::string(body) + "}\n";
+}
+
+void EnableCvSync(PassRunner& r) {
+  r.ctx.configs.auto_cv_combine = true;
+  r.ctx.configs.auto_cv_sync = true;
+}
+
+TEST(CrossCoreSync, OneHandOffGetsAReadyFlagOnTheWritingPipe) {
+  PassRunner r;
+  EnableCvSync(r);
+  EXPECT_EQ(r.Run(CrossCoreSync, Launch("  scope cube {\n"
+                                        "    copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+                                        "  }\n"
+                                        "  scope vector {\n"
+                                        "    copy(%ub_0, %p2[%cid:+1, %vid * 32:+32, :])\n"
+                                        "    copy(%p1[%vid * 32:+32, :], %ub_0)\n"
+                                        "  }\n")),
+            Launch("  scope cube {\n"
+                   "    copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+                   "    set_cross_flag(fix, 0, mode=2) {compiler}\n"
+                   "  }\n"
+                   "  scope vector {\n"
+                   "    wait_cross_flag(0, pipe=mte2) {compiler}\n"
+                   "    copy(%ub_0, %p2[%cid:+1, %vid * 32:+32, :])\n"
+                   "    copy(%p1[%vid * 32:+32, :], %ub_0)\n"
+                   "  }\n"));
+  EXPECT_EQ(r.ctx.stats["cross_flags"], 2);
+}
+
+TEST(CrossCoreSync, LoopedHandOffsBothWaysGetSlotFreeFlagsPreArmedAndDrained) {
+  PassRunner r;
+  EnableCvSync(r);
+  EXPECT_EQ(r.Run(CrossCoreSync, Launch("  scope cube {\n"
+                                        "    for %v0 in serial(0, 4) {\n"
+                                        "      copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+                                        "      copy(%l1_0, %p3[%cid:+1, :, :])\n"
+                                        "    }\n"
+                                        "  }\n"
+                                        "  scope vector {\n"
+                                        "    for %v1 in serial(0, 4) {\n"
+                                        "      copy(%ub_0, %p2[%cid:+1, %vid * 32:+32, :])\n"
+                                        "      copy(%p3[%cid:+1, %vid * 32:+32, :], %ub_0)\n"
+                                        "    }\n"
+                                        "  }\n")),
+            Launch("  scope cube {\n"
+                   "    set_cross_flag(mte2, 3, mode=2) {compiler}\n"
+                   "    for %v0 in serial(0, 4) {\n"
+                   "      wait_cross_flag(1, pipe=fix) {compiler}\n"
+                   "      copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+                   "      set_cross_flag(fix, 0, mode=2) {compiler}\n"
+                   "      wait_cross_flag(2, pipe=mte2) {compiler}\n"
+                   "      copy(%l1_0, %p3[%cid:+1, :, :])\n"
+                   "      set_cross_flag(mte2, 3, mode=2) {compiler}\n"
+                   "    }\n"
+                   "    wait_cross_flag(1, pipe=fix) {compiler}\n"
+                   "  }\n"
+                   "  scope vector {\n"
+                   "    set_cross_flag(mte2, 1, mode=2) {compiler}\n"
+                   "    for %v1 in serial(0, 4) {\n"
+                   "      wait_cross_flag(0, pipe=mte2) {compiler}\n"
+                   "      copy(%ub_0, %p2[%cid:+1, %vid * 32:+32, :])\n"
+                   "      set_cross_flag(mte2, 1, mode=2) {compiler}\n"
+                   "      wait_cross_flag(3, pipe=mte3) {compiler}\n"
+                   "      copy(%p3[%cid:+1, %vid * 32:+32, :], %ub_0)\n"
+                   "      set_cross_flag(mte3, 2, mode=2) {compiler}\n"
+                   "    }\n"
+                   "    wait_cross_flag(3, pipe=mte3) {compiler}\n"
+                   "  }\n"));
+  EXPECT_EQ(r.ctx.stats["cross_flags"], 12);
+}
+
+// The vector-to-cube direction with two workspace slots written alternately (multi_buffer's
+// form): two tokens, so the second slot's write does not wait for the first slot's read.
+std::string TwoSlotBody(std::string_view between) {
+  return "  scope cube {\n"
+         "    for %v0 in serial(0, 4) {\n"
+         "      copy(%l1_0, %p3[%cid:+1, :, :])\n" +
+         std::string(between) +
+         "      copy(%l1_0, %p4[%cid:+1, :, :])\n"
+         "    }\n"
+         "  }\n"
+         "  scope vector {\n"
+         "    for %v1 in serial(0, 4) {\n"
+         "      copy(%p3[%cid:+1, %vid * 32:+32, :], %ub_0)\n"
+         "      copy(%p4[%cid:+1, %vid * 32:+32, :], %ub_0)\n"
+         "    }\n"
+         "  }\n";
+}
+
+int CountOf(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(CrossCoreSync, AlternatingSlotsPreArmAsManyTokensAsSlots) {
+  PassRunner r;
+  EnableCvSync(r);
+  std::string out = r.Run(CrossCoreSync, Launch(TwoSlotBody("")));
+  ASSERT_NE(out, "");
+  // Ready 0 and slot-free 1 for the vector->cube direction; the cube pre-arms 2 tokens.
+  EXPECT_NE(out.find("  scope cube {\n"
+                     "    set_cross_flag(mte2, 1, mode=2) {compiler}\n"
+                     "    set_cross_flag(mte2, 1, mode=2) {compiler}\n"
+                     "    for %v0"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("    }\n"
+                     "    wait_cross_flag(1, pipe=mte3) {compiler}\n"
+                     "    wait_cross_flag(1, pipe=mte3) {compiler}\n"
+                     "  }\n}\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(CountOf(out, "set_cross_flag(mte2, 1"), 4);  // 2 pre-armed + 1 per read
+}
+
+TEST(CrossCoreSync, RuntimeLoopsAndIfsAreCountedConservatively) {
+  PassRunner r;
+  EnableCvSync(r);
+  // A write of a slot in a loop with a runtime trip count may repeat with nothing between.
+  std::string out = r.Run(CrossCoreSync, Launch("  scope cube {\n"
+                                                "    for %v0 in serial(0, %cid + 1) {\n"
+                                                "      copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+                                                "    }\n"
+                                                "  }\n"
+                                                "  scope vector {\n"
+                                                "    for %v1 in serial(0, %cid + 1) {\n"
+                                                "      copy(%ub_0, %p2[%cid:+1, 0:+32, :])\n"
+                                                "    }\n"
+                                                "  }\n"));
+  EXPECT_EQ(CountOf(out, "set_cross_flag(mte2, 1, mode=2)"), 2) << out;  // 1 token + per read
+}
+
+TEST(CrossCoreSync, ConditionalWritesBetweenSlotsDoNotCount) {
+  PassRunner r;
+  EnableCvSync(r);
+  std::string text = Launch(TwoSlotBody(""));
+  // Guard the second slot's writes and reads: it may be absent, so only one token is safe.
+  const std::string cube_w = "      copy(%l1_0, %p4[%cid:+1, :, :])\n";
+  const std::string vec_w = "      copy(%p4[%cid:+1, %vid * 32:+32, :], %ub_0)\n";
+  text.replace(text.find(cube_w), cube_w.size(), "      if %cid == 0 {\n  " + cube_w + "      }\n");
+  text.replace(text.find(vec_w), vec_w.size(), "      if %cid == 0 {\n  " + vec_w + "      }\n");
+  std::string out = r.Run(CrossCoreSync, text);
+  EXPECT_EQ(CountOf(out, "set_cross_flag(mte2, 1, mode=2)"), 3) << out;  // 1 token + 2 reads
+}
+
+TEST(CrossCoreSync, AuthorCrossFlagIdsAreKeptAndAvoided) {
+  PassRunner r;
+  EnableCvSync(r);
+  std::string out = r.Run(CrossCoreSync, Launch("  scope cube {\n"
+                                                "    copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+                                                "    set_cross_flag(fix, 0, mode=2)\n"
+                                                "  }\n"
+                                                "  scope vector {\n"
+                                                "    wait_cross_flag(0)\n"
+                                                "    copy(%ub_0, %p2[%cid:+1, 0:+32, :])\n"
+                                                "    set_cross_flag(mte2, 2, mode=2)\n"
+                                                "  }\n"));
+  EXPECT_NE(out.find("set_cross_flag(fix, 1, mode=2) {compiler}"), std::string::npos) << out;
+  EXPECT_NE(out.find("    set_cross_flag(fix, 0, mode=2)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("wait_cross_flag(1, pipe=mte2) {compiler}"), std::string::npos) << out;
+}
+
+TEST(CrossCoreSync, RunningOutOfFlagIdsIsADiagnostic) {
+  std::string flags;
+  for (int id = 0; id < 10; ++id) {
+    flags += "    set_cross_flag(fix, " + std::to_string(id) + ", mode=2)\n";
+  }
+  PassRunner r;
+  EnableCvSync(r);
+  EXPECT_EQ(r.Run(CrossCoreSync, Launch("  scope cube {\n" + flags +
+                                        "    for %v0 in serial(0, 2) {\n"
+                                        "      copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+                                        "    }\n"
+                                        "  }\n"
+                                        "  scope vector {\n"
+                                        "    for %v1 in serial(0, 2) {\n"
+                                        "      copy(%ub_0, %p2[%cid:+1, 0:+32, :])\n"
+                                        "    }\n"
+                                        "  }\n")),
+            "");
+  EXPECT_EQ(r.FirstError(),
+            "automatic cross-core sync needs 2 cross-core flag ids, but the kernel's own cross "
+            "flags leave fewer of the 11 ids (0..10) free; use fewer distinct ids in the kernel's "
+            "own set_cross_flag/wait_cross_flag");
+}
+
+TEST(CrossCoreSync, HandOffUnderVidDependentControlFlowIsADiagnostic) {
+  PassRunner r;
+  EnableCvSync(r);
+  EXPECT_EQ(r.Run(CrossCoreSync, Launch("  scope cube {\n"
+                                        "    copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+                                        "  }\n"
+                                        "  scope vector {\n"
+                                        "    let %v0 = %vid * 2\n"
+                                        "    if %v0 == 0 {\n"
+                                        "      copy(%ub_0, %p2[%cid:+1, 0:+32, :])\n"
+                                        "    }\n"
+                                        "  }\n")),
+            "");
+  EXPECT_NE(r.FirstError().find("this cube/vector hand-off sits under a loop or `if` that depends "
+                                "on vid"),
+            std::string::npos)
+      << r.FirstError();
+  EXPECT_EQ(r.FirstErrorLine(), 18u);
+}
+
+// One ready counter per direction pairs the n-th write with the n-th read: writes in another
+// order than the reads (what multi_buffer's interleaving once produced, devgen seed 50196)
+// would race, so the pass refuses them as a compiler bug instead of placing the flags.
+TEST(CrossCoreSync, HandOffsWrittenInAnotherOrderThanReadAreAnInternalError) {
+  PassRunner r;
+  EnableCvSync(r);
+  const std::string swapped = Launch(
+      "  scope cube {\n"
+      "    copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+      "    copy(%p3[%cid:+1, :, :], %l0c_0)\n"
+      "  }\n"
+      "  scope vector {\n"
+      "    copy(%ub_0, %p3[%cid:+1, %vid * 32:+32, :])\n"
+      "    copy(%ub_0, %p2[%cid:+1, %vid * 32:+32, :])\n"
+      "  }\n");
+  EXPECT_THROW(r.Run(CrossCoreSync, swapped), InternalError);
+  const std::string in_order = Launch(
+      "  scope cube {\n"
+      "    copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+      "    copy(%p3[%cid:+1, :, :], %l0c_0)\n"
+      "  }\n"
+      "  scope vector {\n"
+      "    copy(%ub_0, %p2[%cid:+1, %vid * 32:+32, :])\n"
+      "    copy(%ub_0, %p3[%cid:+1, %vid * 32:+32, :])\n"
+      "  }\n");
+  EXPECT_NE(r.Run(CrossCoreSync, in_order).find("set_cross_flag(fix, 0, mode=2)"),
+            std::string::npos);
+}
+
+TEST(CrossCoreSync, KernelWithoutCompilerWorkspacesIsUnchanged) {
+  PassRunner r;
+  EnableCvSync(r);
+  std::string text = Launch("  scope vector {\n    copy(%p1[0:+32, :], %ub_0)\n  }\n");
+  EXPECT_EQ(r.Run(CrossCoreSync, text), text);
+  EXPECT_EQ(r.ctx.stats["cross_flags"], 0);
+}
+
+}  // namespace
+}  // namespace tilejit::passes
