@@ -152,4 +152,20 @@ void Visitor::VisitCall(const CallNode& op) {
   for (const Expr& a : op.args) Visit(a);
 }
 
+bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& in_set) {
+  class Finder : public Visitor {
+   public:
+    explicit Finder(const std::function<bool(const VarNode*)>& f) : in_set_(f) {}
+    bool found = false;
+
+   protected:
+    void VisitVarRef(const VarRefNode& op) override { found = found || in_set_(op.var.get()); }
+
+   private:
+    const std::function<bool(const VarNode*)>& in_set_;
+  } finder(in_set);
+  finder.Visit(e);
+  return finder.found;
+}
+
 }  // namespace tilejit::ir

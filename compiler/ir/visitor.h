@@ -13,6 +13,8 @@
 // A Visitor holds no state of its own; subclasses are used by one thread at a time.
 #pragma once
 
+#include <functional>
+
 #include "compiler/ir/ir.h"
 
 namespace tilejit::ir {
@@ -57,5 +59,9 @@ class Visitor {
   virtual void VisitLoad(const LoadNode& op);
   virtual void VisitCall(const CallNode& op);
 };
+
+// Whether `e` reads a variable for which `in_set` is true (e.g. membership in a set of vars
+// derived from vid or cid).
+bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& in_set);
 
 }  // namespace tilejit::ir

@@ -33,21 +33,7 @@ const ir::BufferNode* WorkspaceArg(const ir::TileOpNode& op, size_t i) {
 }
 
 bool MentionsAny(const ir::Expr& e, const std::set<const ir::VarNode*>& vars) {
-  class Finder : public ir::Visitor {
-   public:
-    explicit Finder(const std::set<const ir::VarNode*>& v) : vars_(v) {}
-    bool found = false;
-
-   protected:
-    void VisitVarRef(const ir::VarRefNode& op) override {
-      found = found || vars_.count(op.var.get()) > 0;
-    }
-
-   private:
-    const std::set<const ir::VarNode*>& vars_;
-  } finder(vars);
-  finder.Visit(e);
-  return finder.found;
+  return ir::UsesVar(e, [&](const ir::VarNode* v) { return vars.contains(v); });
 }
 
 // Per workspace: where it is written and read, and whether its writes may repeat. Also finds

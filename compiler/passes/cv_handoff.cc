@@ -110,21 +110,7 @@ class Stager : public ir::Mutator {
 
  private:
   bool MentionsVid(const ir::Expr& e) const {
-    class Finder : public ir::Visitor {
-     public:
-      explicit Finder(const std::set<const ir::VarNode*>& v) : vars_(v) {}
-      bool found = false;
-
-     protected:
-      void VisitVarRef(const ir::VarRefNode& op) override {
-        found = found || vars_.count(op.var.get()) > 0;
-      }
-
-     private:
-      const std::set<const ir::VarNode*>& vars_;
-    } finder(vid_vars_);
-    finder.Visit(e);
-    return finder.found;
+    return ir::UsesVar(e, [&](const ir::VarNode* v) { return vid_vars_.contains(v); });
   }
   bool MentionsVid(const ir::Region& r) const {
     for (const ir::Range& range : r.ranges)

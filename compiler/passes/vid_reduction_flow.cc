@@ -9,6 +9,7 @@
 #include <string>
 
 #include "compiler/ir/visitor.h"
+#include "compiler/passes/core_kind.h"
 #include "compiler/passes/vid_reduction_internal.h"
 
 namespace tilejit::passes::vid {
@@ -56,25 +57,6 @@ std::optional<size_t> PartnerRowDim(const Region& ub, const Region& partner) {
 }
 
 namespace {
-
-bool IsCube(MemScope s) {
-  return s == MemScope::kL1 || s == MemScope::kL0A || s == MemScope::kL0B || s == MemScope::kL0C;
-}
-
-// True when `e` reads any var of `vars`.
-class UsesVars : public ir::Visitor {
- public:
-  explicit UsesVars(const std::unordered_set<const ir::VarNode*>& vars) : vars_(vars) {}
-  bool found = false;
-
- protected:
-  void VisitVarRef(const ir::VarRefNode& op) override {
-    found = found || vars_.contains(op.var.get());
-  }
-
- private:
-  const std::unordered_set<const ir::VarNode*>& vars_;
-};
 
 class Surveyor : public ir::Visitor {
  public:
@@ -138,9 +120,7 @@ class Surveyor : public ir::Visitor {
 
  private:
   bool DependsOnBlock(const ir::Expr& e) {
-    UsesVars v(block_vars_);
-    v.Visit(e);
-    return v.found;
+    return ir::UsesVar(e, [&](const ir::VarNode* v) { return block_vars_.contains(v); });
   }
 
   int Id(const ir::BufferNode& b) const {
@@ -221,7 +201,7 @@ class Surveyor : public ir::Visitor {
   void Outside(const Region& ub, const Region& other, SourceLoc loc, bool write) {
     const int b = Id(*ub.buffer);
     const MemScope scope = other.buffer->scope;
-    if (write && (scope == MemScope::kGM || IsCube(scope)))
+    if (write && (scope == MemScope::kGM || IsCubeScope(scope)))
       flow_.writes.push_back({b, loc, std::string(ir::MemScopeName(scope))});
     RowUse u = Use(ub);
     if (u.kind == RowAccess::kRowVar) RowLoop(u.var, b);
@@ -229,7 +209,7 @@ class Surveyor : public ir::Visitor {
     std::optional<size_t> dim = PartnerRowDim(ub, other);
     if (!dim.has_value()) return;
     const char* dir = write ? "to" : "from";
-    if (IsCube(scope) && u.kind == RowAccess::kWhole) {
+    if (IsCubeScope(scope) && u.kind == RowAccess::kWhole) {
       Split(b, loc, std::string("it is copied ") + dir + " a cube buffer of the block's rows");
       return;
     }
