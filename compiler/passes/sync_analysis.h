@@ -68,8 +68,12 @@ class Program {
   const Node* root() const { return root_.get(); }
 
   // Inserts `stmt` as a sync node before / after `anchor` in its parent sequence.
-  Node* InsertBefore(Node* anchor, ir::Stmt stmt, int pair);
-  Node* InsertAfter(Node* anchor, ir::Stmt stmt, int pair);
+  Node* InsertBefore(Node* anchor, ir::Stmt stmt, int pair) {
+    return Insert(anchor, std::move(stmt), pair, false);
+  }
+  Node* InsertAfter(Node* anchor, ir::Stmt stmt, int pair) {
+    return Insert(anchor, std::move(stmt), pair, true);
+  }
   // Replaces a sync node's statement (event id assignment, fallbacks).
   void Replace(Node* sync, ir::Stmt stmt);
   // Removes a sync node.
@@ -83,6 +87,7 @@ class Program {
   std::unique_ptr<Node> Build(const ir::Stmt& s, Node* parent);
   std::unique_ptr<Node> BuildSeq(const ir::Stmt& s, Node* parent);
   std::unique_ptr<Node> NewNode(NodeKind kind, ir::Stmt s, Node* parent);
+  Node* Insert(Node* anchor, ir::Stmt stmt, int pair, bool after);
 
   const target::NpuTarget& target_;
   bool filter_ = false;

@@ -100,7 +100,7 @@ std::unique_ptr<Node> Program::Build(const ir::Stmt& s, Node* parent) {
   return nullptr;
 }
 
-Node* Program::InsertBefore(Node* anchor, ir::Stmt stmt, int pair) {
+Node* Program::Insert(Node* anchor, ir::Stmt stmt, int pair, bool after) {
   Node* seq = anchor->parent;
   TILEJIT_CHECK(seq != nullptr && seq->kind == NodeKind::kSeq) << "sync anchor outside a sequence";
   auto it = std::find_if(seq->kids.begin(), seq->kids.end(),
@@ -109,20 +109,7 @@ Node* Program::InsertBefore(Node* anchor, ir::Stmt stmt, int pair) {
   auto n = NewNode(NodeKind::kSync, std::move(stmt), seq);
   n->pair = pair;
   Node* raw = n.get();
-  seq->kids.insert(it, std::move(n));
-  return raw;
-}
-
-Node* Program::InsertAfter(Node* anchor, ir::Stmt stmt, int pair) {
-  Node* seq = anchor->parent;
-  TILEJIT_CHECK(seq != nullptr && seq->kind == NodeKind::kSeq) << "sync anchor outside a sequence";
-  auto it = std::find_if(seq->kids.begin(), seq->kids.end(),
-                         [&](const std::unique_ptr<Node>& k) { return k.get() == anchor; });
-  TILEJIT_CHECK(it != seq->kids.end()) << "sync anchor not in its parent";
-  auto n = NewNode(NodeKind::kSync, std::move(stmt), seq);
-  n->pair = pair;
-  Node* raw = n.get();
-  seq->kids.insert(it + 1, std::move(n));
+  seq->kids.insert(after ? it + 1 : it, std::move(n));
   return raw;
 }
 
