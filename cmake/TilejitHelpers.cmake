@@ -2,8 +2,9 @@
 # Shared CMake helpers: warnings for our own targets, sanitizer flags, and test registration.
 
 if(TILEJIT_SANITIZE)
+  # -g1 (after the build type's -g, so it wins): line tables are all a sanitizer report needs.
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
-                      -fno-sanitize-recover=undefined)
+                      -fno-sanitize-recover=undefined -g1)
   add_link_options(-fsanitize=address,undefined)
 endif()
 

@@ -76,13 +76,18 @@ uint8_t Emitter::State::Take(RegUse use) {
   return 0;
 }
 
-uint8_t Emitter::State::TakeHoisted() {
+std::optional<uint8_t> Emitter::State::TryTakeHoisted() {
   for (int r = target::kNumRegs - 1; r >= 1; --r) {
     if (regs[r] != RegUse::kFree || touched[r]) continue;
     regs[r] = RegUse::kLong;
     touched[r] = true;
     return static_cast<uint8_t>(r);
   }
+  return std::nullopt;
+}
+
+uint8_t Emitter::State::TakeHoisted() {
+  if (const std::optional<uint8_t> r = TryTakeHoisted()) return *r;
   ReportOutOfRegs();
   return 0;
 }
@@ -230,15 +235,23 @@ Opnd Emitter::ParamBase(const ir::Buffer& param) {
   auto slot = state_->param_slot.find(param.get());
   TILEJIT_CHECK(slot != state_->param_slot.end())
       << "GM buffer '" << param->name << "' is not a kernel parameter";
-  const uint8_t r = state_->TakeHoisted();
-  state_->wide[r] = r != 0;
   Instr ld{.op = Opcode::kLdArg};
-  ld.rd = r;
   ld.arg = slot->second;
-  ld.line = target::kNoStmt;
-  state_->prologue.push_back(ld);
-  state_->param_regs[param.get()] = r;
-  return OpReg(r);
+  if (const std::optional<uint8_t> r = state_->TryTakeHoisted()) {
+    state_->wide[*r] = true;
+    ld.rd = *r;
+    ld.line = target::kNoStmt;
+    state_->prologue.push_back(ld);
+    state_->param_regs[param.get()] = *r;
+    return OpReg(*r);
+  }
+  // Every register has been used since the prologue, so none can hold the base from there:
+  // load it here, for this statement only (a scalar instruction; the pipes do not wait).
+  const uint8_t t = Temp();
+  state_->wide[t] = t != 0;
+  ld.rd = t;
+  Emit(ld);
+  return OpReg(t);
 }
 
 uint8_t Emitter::State::VarBufferReg(const ir::BufferNode& buffer) {

@@ -59,6 +59,8 @@ struct Emitter::State {
   uint8_t Take(RegUse use);
   // The highest never-touched free register, marked long-lived forever (or 0 + diagnostic).
   uint8_t TakeHoisted();
+  // The same, or nothing (no diagnostic) when every register has been touched.
+  std::optional<uint8_t> TryTakeHoisted();
   void ReportOutOfRegs();
   // rd = rs1 <op> src2 for the ALU ops; materialises src2 when its immediate exceeds int32.
   void Alu(target::Opcode op, uint8_t rd, uint8_t rs1, target::Opnd src2);
@@ -75,6 +77,8 @@ struct Emitter::State {
   target::Opnd VarOperand(const ir::VarRefNode& v) const;
   Result<target::Opnd> IntExpr(const ir::Expr& e);
   Result<target::Opnd> IntBinary(const ir::BinaryNode& b);
+  // The arithmetic (not comparison, and/or) of IntBinary on evaluated operands.
+  Result<target::Opnd> IntArith(const ir::BinaryNode& b, target::Opnd x, target::Opnd y);
   Result<target::Opnd> IntCompare(target::CmpMode mode, const ir::Expr& a, const ir::Expr& b);
   Result<target::Opnd> IntLoad(const ir::LoadNode& load, bool as_float);
   Result<target::Opnd> IntCast(const ir::CallNode& call);

@@ -185,6 +185,16 @@ Result<Opnd> Emitter::State::IntBinary(const ir::BinaryNode& b) {
   }
   TILEJIT_ASSIGN_OR_RETURN(Opnd x, IntExpr(b.a));
   TILEJIT_ASSIGN_OR_RETURN(Opnd y, IntExpr(b.b));
+  TILEJIT_ASSIGN_OR_RETURN(Opnd r, IntArith(b, x, y));
+  // The operands' temporaries die here (a subexpression's value is used once): free them, so
+  // deep index arithmetic needs registers for its depth, not for its size.
+  for (const Opnd& o : {x, y}) {
+    if (o.reg != 0 && o.reg != r.reg && regs[o.reg] == RegUse::kTemp) regs[o.reg] = RegUse::kFree;
+  }
+  return r;
+}
+
+Result<Opnd> Emitter::State::IntArith(const ir::BinaryNode& b, Opnd x, Opnd y) {
   switch (b.op) {
     case ir::BinaryOp::kAdd:
       return e->Add(x, y);

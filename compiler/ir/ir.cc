@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 namespace tilejit::ir {
 
@@ -217,6 +218,68 @@ Expr Call(std::string op, std::vector<Expr> args, DType t, SourceLoc loc) {
 std::optional<int64_t> AsConstInt(const Expr& e) {
   if (const auto* imm = TryAs<IntImmNode>(e)) return imm->value;
   return std::nullopt;
+}
+
+// Interval arithmetic over the integer operators; a VarRef or anything else is unbounded.
+IntBounds IntBoundsOf(const Expr& e) {
+  if (const std::optional<int64_t> c = AsConstInt(e)) return {c, c};
+  if (e->kind != ExprKind::kBinary) return {};
+  const auto& b = As<BinaryNode>(e);
+  const IntBounds x = IntBoundsOf(b.a);
+  const IntBounds y = IntBoundsOf(b.b);
+  const std::optional<int64_t> c = AsConstInt(b.b);
+  auto both = [](std::optional<int64_t> p, std::optional<int64_t> q, auto f) {
+    return p && q ? std::optional<int64_t>(f(*p, *q)) : std::nullopt;
+  };
+  auto floor_div = [](int64_t p, int64_t q) { return p / q - (p % q != 0 && p < 0 ? 1 : 0); };
+  switch (b.op) {
+    case BinaryOp::kAdd:
+      return {both(x.lo, y.lo, std::plus<>()), both(x.hi, y.hi, std::plus<>())};
+    case BinaryOp::kSub:
+      return {both(x.lo, y.hi, std::minus<>()), both(x.hi, y.lo, std::minus<>())};
+    case BinaryOp::kFloorMod:
+      if (c && *c > 0) return {0, *c - 1};
+      return {};
+    case BinaryOp::kFloorDiv:
+      if (!c || *c <= 0) return {};
+      return {x.lo ? std::optional<int64_t>(floor_div(*x.lo, *c)) : std::nullopt,
+              x.hi ? std::optional<int64_t>(floor_div(*x.hi, *c)) : std::nullopt};
+    case BinaryOp::kMul:
+      if (!c || *c < 0) return {};
+      return {x.lo ? std::optional<int64_t>(*x.lo * *c) : std::nullopt,
+              x.hi ? std::optional<int64_t>(*x.hi * *c) : std::nullopt};
+    case BinaryOp::kMin:
+      return {both(x.lo, y.lo, [](int64_t p, int64_t q) { return std::min(p, q); }),
+              x.hi && y.hi ? std::optional<int64_t>(std::min(*x.hi, *y.hi))
+              : x.hi       ? x.hi
+                           : y.hi};
+    case BinaryOp::kMax:
+      return {x.lo && y.lo ? std::optional<int64_t>(std::max(*x.lo, *y.lo))
+              : x.lo       ? x.lo
+                           : y.lo,
+              both(x.hi, y.hi, [](int64_t p, int64_t q) { return std::max(p, q); })};
+    case BinaryOp::kLt:
+    case BinaryOp::kLe:
+    case BinaryOp::kGt:
+    case BinaryOp::kGe: {
+      // A comparison is 1 or 0; decided when the operands' ranges do not overlap.
+      const bool lt = b.op == BinaryOp::kLt || b.op == BinaryOp::kLe;
+      const bool strict = b.op == BinaryOp::kLt || b.op == BinaryOp::kGt;
+      const IntBounds& lo_side = lt ? x : y;  // the side claimed smaller
+      const IntBounds& hi_side = lt ? y : x;
+      if (lo_side.hi && hi_side.lo &&
+          (strict ? *lo_side.hi < *hi_side.lo : *lo_side.hi <= *hi_side.lo)) {
+        return {1, 1};
+      }
+      if (lo_side.lo && hi_side.hi &&
+          (strict ? *lo_side.lo >= *hi_side.hi : *lo_side.lo > *hi_side.hi)) {
+        return {0, 0};
+      }
+      return {0, 1};
+    }
+    default:
+      return {};
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -250,6 +250,15 @@ Expr Call(std::string op, std::vector<Expr> args, DType t, SourceLoc loc = {});
 // The value of a constant integer (or bool) expression, if it is one.
 std::optional<int64_t> AsConstInt(const Expr& e);
 
+// Bounds of an integer expression from its constants alone (any variable is unbounded):
+// enough to see that a trip count like `cid % 2 + 1` is at least 1 (Python's % by a positive
+// constant is never negative). A comparison (<, <=, >, >=) is [1, 1] when its operands' bounds
+// make it true, [0, 0] when they make it false, else [0, 1]. Unset: not known.
+struct IntBounds {
+  std::optional<int64_t> lo, hi;
+};
+IntBounds IntBoundsOf(const Expr& e);
+
 // ---------------------------------------------------------------------------------------------
 // Regions: a rectangular part of a buffer (`A[r0:r0+32, c0:c0+64]`). Mins may be runtime
 // expressions; extents are static. A whole buffer is the region with zero mins and its shape.

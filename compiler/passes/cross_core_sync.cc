@@ -1,48 +1,58 @@
 // SPDX-License-Identifier: Apache-2.0
-// Why one counter per direction is enough, and why the slot-free tokens are safe.
+// Why one counter per direction (or per workspace family) is enough, and why the slot-free
+// tokens are safe.
 //
 // Both programs are projections of one sequential body (combine_cv), and each hand-off is a
 // write on the producer immediately followed, in that body, by its read on the consumer
 // (legalize_copies put both copies where the original copy was). Control flow is replicated
-// and depends only on values both cores compute alike (a vid-dependent one is refused), so
-// the n-th write in direction D executed by the producer and the n-th read in direction D
-// executed by the consumer belong to the same hand-off, for every n.
+// and depends only on values both cores compute alike (a vid-dependent one is refused). The
+// plan groups the hand-offs into counters so that, within each counter, the producer's
+// program writes the workspaces in the order the consumer's program reads them (it checks
+// this by loop and `if` structure, cross_core_sync_plan.cc): so the n-th write of a counter
+// executed by the producer and the n-th read of that counter executed by the consumer belong
+// to the same hand-off, for every n. A whole direction is one counter when that holds for it;
+// multi_buffer may run one family ahead of another (the cube writing the scores of iteration
+// k + 2 before the P @ V block of k + 1), but keeps each family in order, and asks first
+// whether two ids per family are free (CrossFlagsPerFamily), so one counter per family holds.
 //
-// Ready (RAW): the consumer waits on counter R_D before each read in D; the producer sets
-// R_D after each write in D, on the write's pipe, so the set fires only after the write has
+// Ready (RAW): the consumer waits on counter R before each read of its hand-offs; the producer
+// sets R after each write, on the write's pipe, so the set fires only after the write has
 // completed. Counters count, so when the consumer's n-th wait returns, at least n sets have
 // fired, the n-th of them after the n-th write: the n-th read sees its data. With mode 2 the
 // AIC's counter moves only once every AIV of the group has set, so a cube read of a
 // vector-written workspace waits for all its row halves.
 //
-// Slot-free (WAR): number the writes of rewritten workspaces in D in program order 1, 2, ...
-// (and their reads likewise; the n-th read belongs to the n-th write). The consumer pre-arms
-// T tokens on F_D and sets F_D on mte2 after each such read, so token n > T fires after reads
-// 1..n-T have completed (mte2 completes in order before the set fires). The producer waits
-// on F_D before each such write: write n starts after read n-T. If the previous write of the
-// same workspace is write m, safety needs read m done, i.e. m <= n - T, i.e. n - m >= T. The
-// plan chooses T as a lower bound of that distance over every pair of consecutive writes of
-// one workspace (cross_core_sync_plan.cc), so it holds. T = 1 is always safe.
+// Slot-free (WAR): number the writes of a counter's rewritten workspaces in program order
+// 1, 2, ... (and their reads likewise; the n-th read belongs to the n-th write). The consumer
+// pre-arms T tokens on F and sets F on mte2 after each such read, so token n > T fires after
+// reads 1..n-T have completed (mte2 completes in order before the set fires). The producer
+// waits on F before each such write: write n starts after read n-T. If the previous write of
+// the same workspace is write m, safety needs read m done, i.e. m <= n - T, i.e. n - m >= T.
+// The plan chooses T as a lower bound of that distance over every pair of consecutive writes
+// of one workspace of the counter (cross_core_sync_plan.cc), so it holds. T = 1 is always
+// safe.
 //
 // Liveness: every wait is matched by a set that comes earlier in the sequential body (a read
 // after its write; write n after read n-T; pre-armed tokens first), so running both programs
-// cannot deadlock. Zero at exit: the consumer takes every R_D token; the producer receives
-// T + (number of rewritten reads) tokens on F_D and takes one per rewritten write plus T at
+// cannot deadlock. Zero at exit: the consumer takes every R token; the producer receives
+// T + (number of rewritten reads) tokens on F and takes one per rewritten write plus T at
 // the end.
 #include "compiler/passes/cross_core_sync.h"
 
 #include <memory>
+#include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "compiler/ir/mutator.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/passes/cross_core_sync_internal.h"
 #include "compiler/passes/cv_handoff.h"
 
 namespace tilejit::passes {
 namespace {
 
-using xsync::Dir;
 using xsync::Plan;
 
 ir::Stmt SetFlag(target::Pipe pipe, int id, SourceLoc loc) {
@@ -66,19 +76,17 @@ class Placer : public ir::Mutator {
     seen_[cube ? 0 : 1] = true;
     std::vector<ir::Stmt> stmts;
     loc_ = op.loc;
-    for (int d = 0; d < 2; ++d) {  // the consumer pre-arms its slot-free tokens
-      const xsync::DirPlan& dp = plan_.dirs[d];
-      const bool consumer = cube == (d == xsync::kVectorToCube);
-      if (!consumer || !dp.slot_free.has_value()) continue;
-      for (int t = 0; t < dp.tokens; ++t) stmts.push_back(Set(target::Pipe::kMte2, *dp.slot_free));
+    for (const xsync::Counter& c : plan_.counters) {  // the consumer pre-arms its tokens
+      const bool consumer = cube == (c.dir == xsync::kVectorToCube);
+      if (!consumer || !c.slot_free.has_value()) continue;
+      for (int t = 0; t < c.tokens; ++t) stmts.push_back(Set(target::Pipe::kMte2, *c.slot_free));
     }
     stmts.push_back(Mutate(op.body));
     loc_ = op.loc;
-    for (int d = 0; d < 2; ++d) {  // the producer drains them
-      const xsync::DirPlan& dp = plan_.dirs[d];
-      const bool producer = cube == (d == xsync::kCubeToVector);
-      if (!producer || !dp.slot_free.has_value()) continue;
-      for (int t = 0; t < dp.tokens; ++t) stmts.push_back(Wait(dp.write_pipe, *dp.slot_free));
+    for (const xsync::Counter& c : plan_.counters) {  // the producer drains them
+      const bool producer = cube == (c.dir == xsync::kCubeToVector);
+      if (!producer || !c.slot_free.has_value()) continue;
+      for (int t = 0; t < c.tokens; ++t) stmts.push_back(Wait(c.write_pipe, *c.slot_free));
     }
     if (stmts.size() == 1 && stmts[0] == op.body) return s;
     return std::make_shared<ir::CoreScopeNode>(op.core, Flatten(ir::Seq(stmts, op.loc)), op.loc);
@@ -94,12 +102,12 @@ class Placer : public ir::Mutator {
     loc_ = op.loc;
     std::vector<ir::Stmt> out;
     if (const xsync::HandOff* h = Find(op, 0)) {  // a write: producer side
-      const xsync::DirPlan& dp = plan_.dirs[h->dir];
+      const xsync::Counter& dp = plan_.counters[h->counter];
       if (h->rewritten) out.push_back(Wait(h->write_pipe, *dp.slot_free));
       out.push_back(s);
       out.push_back(Set(h->write_pipe, *dp.ready));
     } else if (const xsync::HandOff* r = Find(op, 1)) {  // a read: consumer side
-      const xsync::DirPlan& dp = plan_.dirs[r->dir];
+      const xsync::Counter& dp = plan_.counters[r->counter];
       out.push_back(Wait(target::Pipe::kMte2, *dp.ready));
       out.push_back(s);
       if (r->rewritten) out.push_back(Set(target::Pipe::kMte2, *dp.slot_free));
@@ -144,7 +152,39 @@ class Placer : public ir::Mutator {
   SourceLoc loc_;  // of the hand-off being ordered; pre-arm/drain use the scope's
 };
 
+// The distinct constant ids of the kernel's own cross flags.
+class AuthorIds : public ir::Visitor {
+ public:
+  std::set<int64_t> ids;
+
+ protected:
+  void VisitCrossFlag(const ir::CrossFlagNode& op) override {
+    if (auto id = ir::AsConstInt(op.flag)) ids.insert(*id);
+  }
+};
+
 }  // namespace
+
+std::string_view WorkspaceFamily(const ir::BufferNode& ws) {
+  std::string_view name = ws.name;
+  while (true) {
+    const size_t at = name.rfind("_slot");
+    if (at == std::string_view::npos || at + 5 == name.size()) return name;
+    const std::string_view digits = name.substr(at + 5);
+    if (digits.find_first_not_of("0123456789") != std::string_view::npos) return name;
+    name = name.substr(0, at);
+  }
+}
+
+bool CrossFlagsPerFamily(const ir::Kernel& kernel, const target::NpuTarget& target) {
+  std::set<std::string, std::less<>> families;
+  for (const ir::Buffer& p : kernel.params)
+    if (IsCompilerWorkspace(*p)) families.emplace(WorkspaceFamily(*p));
+  AuthorIds author;
+  author.VisitKernel(kernel);
+  const int64_t need = 2 * static_cast<int64_t>(families.size());
+  return need + static_cast<int64_t>(author.ids.size()) <= target.cross_flag_ids.value;
+}
 
 Result<ir::Kernel> CrossCoreSync(const ir::Kernel& kernel, PassContext& ctx) {
   TILEJIT_CHECK(ctx.target != nullptr && ctx.diag != nullptr) << "PassContext incomplete";

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
+// Counters: a direction whose producer writes every hand-off in the order the consumer reads
+// them needs only one pair of counters; one whose families were reordered against each other
+// by multi_buffer gets a pair per family. The order is compared by loop and `if` structure
+// (HandOffShape): both scopes are projections of one body, so their loops and conditions
+// match where the structure does.
+//
 // The token count is a distance in a conservative model of the producer's write sequence:
 // each loop is unrolled twice (a loop of constant trip count 1 once, of 0 never), so every
 // pair of consecutive writes of one workspace that can occur in a run occurs in the model
 // with at most as many writes between them as in the run; writes under an `if` or in a loop
 // with a runtime trip count may be absent in a run, so they never count as "between". The
-// smallest such distance D over all rewritten workspaces of a direction is then a lower bound
+// smallest such distance D over all rewritten workspaces of a counter is then a lower bound
 // of the real distance, and pre-arming min(D, kMaxTokens) tokens is safe (argument in
 // cross_core_sync.cc).
 #include <algorithm>
@@ -15,6 +21,7 @@
 #include "common/check.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/passes/cross_core_sync.h"
 #include "compiler/passes/cross_core_sync_internal.h"
 #include "compiler/passes/cv_handoff.h"
 
@@ -130,10 +137,10 @@ struct Write {
   bool guaranteed;
 };
 
-// The model write sequence of one direction's rewritten workspaces (see the file comment).
+// The model write sequence of one counter's rewritten workspaces (see the file comment).
 class WriteModel : public ir::Visitor {
  public:
-  WriteModel(const Plan& plan, Dir dir) : plan_(plan), dir_(dir) {}
+  WriteModel(const Plan& plan, int counter) : plan_(plan), counter_(counter) {}
   std::vector<Write> writes;
 
  protected:
@@ -157,23 +164,30 @@ class WriteModel : public ir::Visitor {
     const ir::BufferNode* ws = WorkspaceArg(op, 0);
     if (ws == nullptr) return;
     auto it = plan_.hand_offs.find(ws);
-    if (it == plan_.hand_offs.end() || it->second.dir != dir_ || !it->second.rewritten) return;
+    if (it == plan_.hand_offs.end() || it->second.counter != counter_ || !it->second.rewritten)
+      return;
     writes.push_back({ws, guaranteed_});
   }
 
  private:
   const Plan& plan_;
-  Dir dir_;
+  int counter_;
   bool guaranteed_ = true;
 };
 
-// The shape of one side's hand-offs of one direction, as text: the loops and ifs that hold
-// any, and the workspaces in program order (control flow only by structure: both scopes are
-// projections of one body, so their loops and conditions match where the structure does).
+using Members = std::set<const ir::BufferNode*>;
+
+// Longest shape text a loop of constant trip count is unrolled into (see HandOffShape).
+constexpr size_t kMaxShape = size_t{1} << 16;
+
+// The shape of one side's accesses to some workspaces, as text: the workspaces in program
+// order, loops of constant trip count unrolled (multi_buffer's rotation writes a slot in the
+// prologue that the loop reads, and reads in the epilogue what the loop wrote: only the run's
+// sequence matches), other loops and ifs that hold any by structure.
 class HandOffShape : public ir::Visitor {
  public:
-  HandOffShape(const Plan& plan, Dir dir, ir::CoreKind core, size_t arg)
-      : plan_(plan), dir_(dir), core_(core), arg_(arg) {}
+  HandOffShape(const Members& members, ir::CoreKind core, size_t arg)
+      : members_(members), core_(core), arg_(arg) {}
   std::string text;
 
  protected:
@@ -181,7 +195,17 @@ class HandOffShape : public ir::Visitor {
     if (op.core == core_) ir::Visitor::VisitCoreScope(op);
   }
   void VisitFor(const ir::ForNode& op) override {
-    Nest("for{", [&] { Visit(op.body); });
+    const std::optional<int64_t> trips = ir::AsConstInt(op.extent);
+    const size_t mark = text.size();
+    Visit(op.body);
+    const std::string once = text.substr(mark);
+    text.resize(mark);
+    if (once.empty() || (trips.has_value() && *trips <= 0)) return;
+    if (trips.has_value() && once.size() * static_cast<size_t>(*trips) + mark <= kMaxShape) {
+      for (int64_t t = 0; t < *trips; ++t) text += once;
+    } else {
+      text += "for{" + once + "}";
+    }
   }
   void VisitIf(const ir::IfNode& op) override {
     Nest("if{", [&] {
@@ -192,9 +216,7 @@ class HandOffShape : public ir::Visitor {
   }
   void VisitTileOp(const ir::TileOpNode& op) override {
     const ir::BufferNode* ws = WorkspaceArg(op, arg_);
-    if (ws == nullptr) return;
-    auto it = plan_.hand_offs.find(ws);
-    if (it != plan_.hand_offs.end() && it->second.dir == dir_) text += ws->name + ";";
+    if (ws != nullptr && members_.contains(ws)) text += ws->name + ";";
   }
 
  private:
@@ -212,30 +234,98 @@ class HandOffShape : public ir::Visitor {
     }
   }
 
-  const Plan& plan_;
-  Dir dir_;
+  const Members& members_;
   ir::CoreKind core_;
   size_t arg_;  // 0: the workspace writes, 1: the reads
 };
 
-// One counter per direction pairs the n-th write with the n-th read (cross_core_sync.cc), so
-// the producer must write the workspaces in the order the consumer reads them. An earlier
-// pass that reorders one side only (multi_buffer's interleaving did, devgen seed 50196) is a
-// compiler bug: fail here rather than emit a cross-core race.
-void CheckSameOrder(const ir::Kernel& kernel, const Plan& plan) {
-  for (int dir = 0; dir < 2; ++dir) {
-    if (!plan.dirs[dir].ready.has_value()) continue;
-    const bool c2v = dir == kCubeToVector;
-    HandOffShape writes(plan, static_cast<Dir>(dir),
-                        c2v ? ir::CoreKind::kCube : ir::CoreKind::kVector, 0);
-    HandOffShape reads(plan, static_cast<Dir>(dir),
-                       c2v ? ir::CoreKind::kVector : ir::CoreKind::kCube, 1);
-    writes.Visit(kernel.body);
-    reads.Visit(kernel.body);
-    TILEJIT_CHECK(writes.text == reads.text)
-        << "cross_core_sync: the " << (c2v ? "cube->vector" : "vector->cube")
-        << " hand-offs are written in another order than they are read (writes: " << writes.text
-        << " reads: " << reads.text << "); one counter per direction would pair them wrongly";
+// True if the producer of direction `dir` writes `members` in the order the consumer reads
+// them: then one counter pairs the n-th write of them with the n-th read.
+bool SameOrder(const ir::Kernel& kernel, Dir dir, const Members& members, std::string* why) {
+  const bool c2v = dir == kCubeToVector;
+  HandOffShape writes(members, c2v ? ir::CoreKind::kCube : ir::CoreKind::kVector, 0);
+  HandOffShape reads(members, c2v ? ir::CoreKind::kVector : ir::CoreKind::kCube, 1);
+  writes.Visit(kernel.body);
+  reads.Visit(kernel.body);
+  *why = "writes: " + writes.text.substr(0, 400) + " reads: " + reads.text.substr(0, 400);
+  return writes.text == reads.text;
+}
+
+// First fit: each workspace joins the first group that stays in order with it. A single
+// workspace out of order is a compiler bug upstream (the two sides' loop or `if` structure
+// differs around it): fail here rather than emit a cross-core race.
+std::vector<Members> FirstFit(const ir::Kernel& kernel, Dir dir,
+                              const std::vector<const ir::BufferNode*>& ws) {
+  std::vector<Members> groups;
+  std::string why;
+  for (const ir::BufferNode* w : ws) {
+    bool placed = false;
+    for (Members& g : groups) {
+      Members with = g;
+      with.insert(w);
+      if (!SameOrder(kernel, dir, with, &why)) continue;
+      g = std::move(with);
+      placed = true;
+      break;
+    }
+    if (placed) continue;
+    TILEJIT_CHECK(SameOrder(kernel, dir, {w}, &why))
+        << "cross_core_sync: the " << (dir == kCubeToVector ? "cube->vector" : "vector->cube")
+        << " hand-off through '" << w->name
+        << "' is written in another loop or `if` structure than it is read (" << why
+        << "); no counter can pair its writes with its reads";
+    groups.push_back({w});
+  }
+  return groups;
+}
+
+// Splits `ws` (one direction's hand-offs, in first-seen order) into groups that are each in
+// order: by workspace family (multi_buffer keeps each family in order, and it counted on two
+// ids per family), or first fit, which needs no names (a kernel given as Tile IR text after
+// multi_buffer has lost them) and may merge families; the fewer groups win.
+std::vector<Members> SplitInOrder(const ir::Kernel& kernel, Dir dir,
+                                  const std::vector<const ir::BufferNode*>& ws) {
+  std::vector<Members> families;
+  std::map<std::string_view, size_t> index;
+  for (const ir::BufferNode* w : ws) {
+    auto [it, fresh] = index.try_emplace(WorkspaceFamily(*w), families.size());
+    if (fresh) families.emplace_back();
+    families[it->second].insert(w);
+  }
+  std::vector<Members> fit = FirstFit(kernel, dir, ws);
+  std::string why;
+  for (const Members& f : families)
+    if (!SameOrder(kernel, dir, f, &why)) return fit;
+  return fit.size() < families.size() ? fit : families;
+}
+
+// Groups each direction's hand-offs into counters: the whole direction if it is in order,
+// else groups that are (SplitInOrder).
+void MakeCounters(const ir::Kernel& kernel, const std::vector<const ir::BufferNode*>& order,
+                  Plan* plan) {
+  for (Dir dir : {kCubeToVector, kVectorToCube}) {
+    std::vector<const ir::BufferNode*> ws;
+    for (const ir::BufferNode* w : order) {
+      auto it = plan->hand_offs.find(w);
+      if (it != plan->hand_offs.end() && it->second.dir == dir) ws.push_back(w);
+    }
+    if (ws.empty()) continue;
+    std::string why;
+    std::vector<Members> groups{Members(ws.begin(), ws.end())};
+    if (!SameOrder(kernel, dir, groups[0], &why)) groups = SplitInOrder(kernel, dir, ws);
+    for (const Members& g : groups) {
+      Counter c;
+      c.dir = dir;
+      c.ready = 0;  // ids assigned later
+      for (const ir::BufferNode* w : ws) {
+        if (!g.contains(w)) continue;
+        HandOff& h = plan->hand_offs.at(w);
+        h.counter = static_cast<int>(plan->counters.size());
+        c.write_pipe = h.write_pipe;
+        if (h.rewritten) c.slot_free = 0;
+      }
+      plan->counters.push_back(c);
+    }
   }
 }
 
@@ -259,9 +349,9 @@ int Tokens(const std::vector<Write>& writes) {
 
 void AssignIds(const ir::Kernel& kernel, const std::set<int>& taken, Plan* plan, PassContext& ctx) {
   std::vector<std::optional<int>*> wanted;
-  for (DirPlan& d : plan->dirs) {
-    if (d.ready.has_value()) wanted.push_back(&d.ready);
-    if (d.slot_free.has_value()) wanted.push_back(&d.slot_free);
+  for (Counter& c : plan->counters) {
+    if (c.ready.has_value()) wanted.push_back(&c.ready);
+    if (c.slot_free.has_value()) wanted.push_back(&c.slot_free);
   }
   const int limit = static_cast<int>(ctx.target->cross_flag_ids.value);
   int next = 0;
@@ -296,18 +386,15 @@ Plan MakePlan(const ir::Kernel& kernel, PassContext& ctx) {
       h.write_pipe = u.write_pipe;
       h.rewritten = u.in_loop || u.writes[side] > 1;
       plan.hand_offs[ws] = h;
-      DirPlan& d = plan.dirs[h.dir];
-      d.ready = 0;  // id assigned below
-      d.write_pipe = h.write_pipe;
-      if (h.rewritten) d.slot_free = 0;
     }
   }
-  if (!ctx.diag->has_errors()) CheckSameOrder(kernel, plan);  // a vid-dependent if differs
-  for (int dir = 0; dir < 2; ++dir) {
-    if (!plan.dirs[dir].slot_free.has_value()) continue;
-    WriteModel model(plan, static_cast<Dir>(dir));
+  if (ctx.diag->has_errors()) return plan;  // a vid-dependent if makes the sides differ
+  MakeCounters(kernel, survey.order, &plan);
+  for (size_t i = 0; i < plan.counters.size(); ++i) {
+    if (!plan.counters[i].slot_free.has_value()) continue;
+    WriteModel model(plan, static_cast<int>(i));
     model.Visit(kernel.body);
-    plan.dirs[dir].tokens = Tokens(model.writes);
+    plan.counters[i].tokens = Tokens(model.writes);
   }
   AssignIds(kernel, survey.author_ids, &plan, ctx);
   return plan;

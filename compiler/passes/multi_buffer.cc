@@ -20,6 +20,7 @@
 #include "compiler/codegen/tile_layout.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/passes/buffer_access.h"
+#include "compiler/passes/cross_core_sync.h"
 #include "compiler/passes/multi_buffer_internal.h"
 
 namespace tilejit::passes {
@@ -126,6 +127,7 @@ class Versioner {
   std::vector<ir::Stmt> keep_alive_;  // earlier bodies, so no pointer in done_ is ever reused
   std::set<std::string> warned_;
   std::map<const ir::BufferNode*, ir::Buffer> buffers_;  // every param and allocated buffer
+  bool per_family_ = false;  // hand-offs keep their order per workspace family only
 };
 
 int Versioner::StagesOf(const ir::ForNode& f) const {
@@ -262,7 +264,8 @@ void Versioner::Apply(const ir::ForNode& loop, int stages, std::vector<Version> 
     }
   }
   const ir::ForNode* group = nullptr;
-  ir::Stmt unrolled = multi_buffer_internal::UnrollLoop(loop, stages, versions, &group);
+  ir::Stmt unrolled =
+      multi_buffer_internal::UnrollLoop(loop, stages, versions, per_family_, &group);
   if (group != nullptr) done_.insert(group);
   keep_alive_.push_back(kernel_.body);
   kernel_.body = Rewriter(&loop, unrolled, allocs).Mutate(kernel_.body);
@@ -283,6 +286,7 @@ void Versioner::InitUsage(const AccessTrace& t) {
 
 ir::Kernel Versioner::Run() {
   InitUsage(TraceAccesses(kernel_.body));
+  per_family_ = CrossFlagsPerFamily(kernel_, *ctx_.target);
   while (true) {
     const AccessTrace t = TraceAccesses(kernel_.body);
     int next = -1;

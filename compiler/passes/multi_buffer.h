@@ -30,10 +30,12 @@
 // Versioning unrolls the loop by S (see multi_buffer_internal.h): `for k in serial(m, n)`
 // becomes `for k2 in serial(0, n // S) { body(m + S*k2) ... body(m + S*k2 + S-1) }` plus the
 // remaining iterations (static n: only those needed, a single group inline; runtime n: each
-// under `if (n % S > i)`). Copy i uses slot i; slot 0 is the original buffer, slot i > 0 a
-// new Allocate next to the original's (or a new compiler_workspace param appended to params
-// and workspace_idx). Loops with nothing to version are unchanged (a pipelined loop stays
-// pipelined, which later passes treat as serial).
+// under `if (n % S > i)`; runtime n that is at least 1 by its bounds, e.g. `cid % 3 + 1`:
+// (n - 1) // S groups, then a let of the last group's first iteration, its copy 0
+// unconditionally and copy i under `if ((n - 1) % S >= i)`, so no path skips every copy). Copy i
+// uses slot i; slot 0 is the original buffer, slot i > 0 a new Allocate next to the original's (or
+// a new compiler_workspace param appended to params and workspace_idx). Loops with nothing to
+// version are unchanged (a pipelined loop stays pipelined, which later passes treat as serial).
 //
 // Within a group the copies are reordered (multi_buffer_interleave.cc): each copy is cut into
 // stages before every read of a compiler workspace (a hand-off from the other core, where a
@@ -42,6 +44,10 @@
 // are fences; a let that reads no buffer binds over the whole group). Pipes run their
 // instructions in program order, so this is what lets the cube compute iteration k + 1's
 // scores while the vectors do iteration k's softmax. A body without hand-offs keeps its order.
+// A loop of two or more groups with a static extent is also software-pipelined, the next
+// group half its stages ahead of the current one. Hand-offs keep the order cross_core_sync
+// pairs them in: per direction, or only per workspace family when CrossFlagsPerFamily (two
+// free flag ids per family) lets cross_core_sync give each family its own counters.
 //
 // Statistics: "multi_buffered" (buffers versioned, per loop), "loops_unrolled".
 // Pure function of its inputs; see pass.h for the pass contract and thread safety.

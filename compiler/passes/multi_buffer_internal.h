@@ -25,19 +25,23 @@ struct Version {
 // extent: only those needed; runtime extent: each guarded by `if (extent % stages > i)`).
 // Copy i uses slot i of every version; every Let and For var of a copy is a fresh Var and
 // every statement a new node. Sets *group_loop to the new loop (null when there is none).
+// `per_family`: cross_core_sync gives each workspace family its own counters
+// (CrossFlagsPerFamily), so hand-offs need to keep their order only within a family, not
+// within a direction.
 ir::Stmt UnrollLoop(const ir::ForNode& loop, int stages, const std::vector<Version>& versions,
-                    const ir::ForNode** group_loop);
+                    bool per_family, const ir::ForNode** group_loop);
 
 // The statements of `copies` (consecutive copies of one loop body, all with the same
 // statements) in one order that keeps every dependence, stage by stage (a stage ends before
 // each read of a compiler workspace) and within a stage copy by copy, under the copies' lets
 // (see multi_buffer_interleave.cc). Null when a copy's let reads a buffer (nothing moves).
-ir::Stmt Interleave(const std::vector<ir::Stmt>& copies, SourceLoc loc);
+ir::Stmt Interleave(const std::vector<ir::Stmt>& copies, bool per_family, SourceLoc loc);
 
-// A group loop software-pipelined by one stage: the prologue runs the first stage (the
-// statements before the first workspace read) of the first group, each trip of the body runs
-// the later stages of group g with the first stage of group g + 1 scheduled ahead of them
-// where dependences allow, and the epilogue runs the later stages of the last group.
+// A group loop software-pipelined by d stages (half the body's stages, rounded down, at least
+// one; a stage ends before each workspace read): the prologue runs the first d stages of the
+// first group, each trip of the body runs the later stages of group g with the first d
+// stages of group g + 1 scheduled beside them where dependences allow, and the epilogue runs
+// the later stages of the last group.
 struct Rotation {
   ir::Stmt prologue;
   ir::Stmt body;
@@ -50,6 +54,6 @@ struct Rotation {
 std::optional<Rotation> Rotate(const std::vector<ir::Stmt>& first,
                                const std::vector<ir::Stmt>& current,
                                const std::vector<ir::Stmt>& next, const std::vector<ir::Stmt>& last,
-                               SourceLoc loc);
+                               bool per_family, SourceLoc loc);
 
 }  // namespace tilejit::passes::multi_buffer_internal

@@ -160,16 +160,28 @@ Expr IterationValue(const Expr& min, const Expr& base, int64_t i, const ir::Var&
   return e;
 }
 
+// e - 1, folding `x + c` to `x + (c - 1)` (trip counts like `cid % 3 + 1`): index arithmetic
+// one level shallower needs fewer scalar registers.
+Expr MinusOne(const Expr& e, const ir::Var& like, SourceLoc loc) {
+  if (const auto* b = e->kind == ir::ExprKind::kBinary ? &ir::As<ir::BinaryNode>(e) : nullptr) {
+    const std::optional<int64_t> c = ir::AsConstInt(b->b);
+    if (b->op == ir::BinaryOp::kAdd && c) {
+      return *c == 1 ? b->a : ir::Binary(ir::BinaryOp::kAdd, b->a, Imm(*c - 1, like, loc), loc);
+    }
+  }
+  return ir::Binary(ir::BinaryOp::kSub, e, Imm(1, like, loc), loc);
+}
+
 // One group of consecutive copies, interleaved where dependences allow.
-Stmt Group(std::vector<Stmt> copies, SourceLoc loc) {
-  Stmt interleaved = Interleave(copies, loc);
+Stmt Group(std::vector<Stmt> copies, bool per_family, SourceLoc loc) {
+  Stmt interleaved = Interleave(copies, per_family, loc);
   return interleaved != nullptr ? interleaved : ir::Seq(std::move(copies), loc);
 }
 
 }  // namespace
 
 Stmt UnrollLoop(const ir::ForNode& loop, int stages, const std::vector<Version>& versions,
-                const ir::ForNode** group_loop) {
+                bool per_family, const ir::ForNode** group_loop) {
   const SourceLoc loc = loop.loc;
   const ir::Var& k = loop.var;
   auto copy = [&](const Expr& value, int slot) {
@@ -184,7 +196,7 @@ Stmt UnrollLoop(const ir::ForNode& loop, int stages, const std::vector<Version>&
     for (int i = 0; i < stages; ++i)
       body.push_back(copy(IterationValue(loop.min, base, i, k, loc), i));
     auto f = std::make_shared<ir::ForNode>(g, Imm(0, k, loc), groups, ir::ForKind::kSerial, 0,
-                                           Group(std::move(body), loop.body->loc), loc);
+                                           Group(std::move(body), per_family, loop.body->loc), loc);
     *group_loop = f.get();
     out.push_back(f);
   };
@@ -203,8 +215,9 @@ Stmt UnrollLoop(const ir::ForNode& loop, int stages, const std::vector<Version>&
       cur = ir::Binary(ir::BinaryOp::kMul, ir::Ref(g, loc), Imm(stages, k, loc), loc);
       next = ir::Binary(ir::BinaryOp::kAdd, cur, Imm(stages, k, loc), loc);
     }
-    std::optional<Rotation> r = Rotate(group_copies(nullptr), group_copies(cur), group_copies(next),
-                                       group_copies(Imm((groups - 1) * stages, k, loc)), bl);
+    std::optional<Rotation> r =
+        Rotate(group_copies(nullptr), group_copies(cur), group_copies(next),
+               group_copies(Imm((groups - 1) * stages, k, loc)), per_family, bl);
     if (!r) return false;
     out.push_back(r->prologue);
     if (groups > 2) {
@@ -226,11 +239,33 @@ Stmt UnrollLoop(const ir::ForNode& loop, int stages, const std::vector<Version>&
       std::vector<Stmt> group;
       for (int i = 0; i < stages; ++i)
         group.push_back(copy(IterationValue(loop.min, nullptr, i, k, loc), i));
-      out.push_back(Group(std::move(group), loop.body->loc));
+      out.push_back(Group(std::move(group), per_family, loop.body->loc));
     }
     const Expr done = Imm(groups * stages, k, loc);
     for (int i = 0; i < *n % stages; ++i)
       out.push_back(copy(IterationValue(loop.min, done, i, k, loc), i));
+  } else if (ir::IntBoundsOf(loop.extent).lo.value_or(0) >= 1) {
+    // At least one trip (e.g. `cid % 3 + 1`): the groups before the last, then the last
+    // group's copy 0 unconditionally and its others under `if`s. With `n // S` groups and a
+    // tail of `if (n % S > i)`, sync analysis would also walk the path "no group and no tail",
+    // which never runs, and keep syncs only that path needs.
+    const Expr s = Imm(stages, k, loc);
+    const Expr m = MinusOne(loop.extent, k, loc);
+    const Expr groups = ir::Binary(ir::BinaryOp::kFloorDiv, m, s, loc);
+    add_group_loop(groups);
+    // The last group's first iteration is a let: its copies index with `base + i` instead of
+    // repeating the whole expression (fewer scalar registers in deep index arithmetic).
+    ir::Var last = ir::MakeVar(k->name, k->dtype, k->loc);
+    const Expr base = ir::Ref(last, loc);
+    const Expr rest = ir::Binary(ir::BinaryOp::kFloorMod, m, s, loc);
+    std::vector<Stmt> tail{copy(IterationValue(loop.min, base, 0, k, loc), 0)};
+    for (int i = 1; i < stages; ++i) {
+      Expr cond = ir::Binary(ir::BinaryOp::kGe, rest, Imm(i, k, loc), loc);
+      tail.push_back(std::make_shared<ir::IfNode>(
+          cond, copy(IterationValue(loop.min, base, i, k, loc), i), nullptr, loc));
+    }
+    out.push_back(std::make_shared<ir::LetNode>(
+        last, ir::Binary(ir::BinaryOp::kMul, groups, s, loc), ir::Seq(std::move(tail), loc), loc));
   } else {
     const Expr s = Imm(stages, k, loc);
     const Expr groups = ir::Binary(ir::BinaryOp::kFloorDiv, loop.extent, s, loc);

@@ -9,23 +9,29 @@
 // is a hazard. barrier(P) makes P know its own earlier work, barrier(all) makes every pipe know
 // everything; set_flag(P, Q, id) snapshots what P knows (its own work included) and
 // wait_flag(P, Q, id) hands that snapshot to Q (to every pipe when Q is s, which stalls
-// dispatch). The scalar unit is synchronous: it always knows its own work. Cross-core flags
-// give no intra-core order here. That is conservative, not exact: a round trip through the
-// other core (xset -> the other core's xwait ... xset -> xwait) does order, and the simulator
-// sees it, but proving it needs both core programs and the counter pairing; a sync the
-// round trip already implies is kept (a known sync_insert inefficiency).
+// dispatch). The scalar unit is synchronous: it always knows its own work.
+// Cross-core flags: analysed alone, a core program gets no order from them. AnalyzeCores walks
+// the cube and the vector program together and follows the mode-2 counters (sync_analysis_
+// joint.cc): an xset(P) snapshots what P knows, of both cores, as a token on the other core's
+// counter, and the n-th xwait(Q) of that counter hands the n-th token to Q. So a round trip
+// (cube work -> xset -> vector xwait ... vector xset -> cube xwait) orders the cube work before
+// what follows the cube's wait, as on the device. Records of the other core are never checked
+// for conflicts here (cross-core data is ordered by cross_core_sync's protocol); a record
+// remembers which pipes of the other core it is ordered before.
 // Control flow: both arms of an `if` are walked and merged (a pipe knows a record after the
-// `if` only if it knows it on both paths); a loop is iterated to a fixpoint with its entry
-// state merged in (zero trips, unless the trip count is a positive constant; a constant trip
-// count of 1 is walked once, straight line, with nothing carried; after a loop of a constant
-// count of 2 or more, the state is that of a last trip started after one or more trips, not
-// from the entry state), and records that
-// crossed a loop's back edge remember that loop ("carried"), which is how sync_insert places
-// loop-carried pairs. Event flags with a runtime id are not modelled (see `runtime_ids`).
+// `if` only if it knows it on both paths), unless the condition's bounds decide it; a loop is
+// iterated to a fixpoint with its entry state merged in (zero trips, unless the trip count is at
+// least 1: a positive constant, or an expression whose bounds say so, such as `cid % 2 + 1`; a
+// constant trip count of 1 is walked once, straight line, with nothing carried; after a loop of at
+// least 2 trips, the state is that of a last trip started after one or more trips, not from the
+// entry state), and records that crossed a loop's back edge remember that loop ("carried"), which
+// is how sync_insert places loop-carried pairs. Event flags with a runtime id are not modelled (see
+// `runtime_ids`).
 //
 // Thread safety: a Program is used by one thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -131,6 +137,8 @@ struct Analysis {
   // With virtual ids: (id, id) of two events of one pipe pair whose sets and waits are not
   // ordered against each other, so they must not share a real id (smaller id first).
   std::set<std::pair<int64_t, int64_t>> interference;
+  // AnalyzeCores only: the cross-core counters were followed (see AnalyzeCores).
+  bool cross_core = false;
 };
 
 struct AnalyzeOptions {
@@ -141,6 +149,16 @@ struct AnalyzeOptions {
 
 // Abstract execution of `program` from an empty state (no pending work, no set event).
 Analysis Analyze(const Program& program, const AnalyzeOptions& options = {});
+
+// The cube and the vector program of one kernel (filtered from one launch body, or the bodies
+// of its one cube and one vector scope) from an empty state, together: orders through the
+// other core count. The counters followed are the cross-core flag ids every set of which is
+// mode 2 with a constant id; a loop or `if` holding one must have its counterpart in the other
+// program at the same place (same bounds or condition), as combine_cv makes them. Otherwise
+// (some id is a runtime value, or the control flow does not line up) both are analysed alone,
+// as Analyze does, and `cross_core` is false in the results. [0] is the cube's analysis.
+std::array<Analysis, 2> AnalyzeCores(const Program& cube, const Program& vector,
+                                     const AnalyzeOptions& options = {});
 
 // "RAW" / "WAR" / "WAW" of a hazard.
 std::string HazardKindName(const Hazard& h);

@@ -7,7 +7,10 @@
 #include "compiler/passes/sync_insert.h"
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -27,6 +30,8 @@ using sync::NodeKind;
 using sync::Program;
 
 constexpr int kEventIds = 8;
+// Until ids are assigned, each pair made here has its own virtual event id.
+constexpr sync::AnalyzeOptions kOpts{.virtual_ids = true};
 using PipePair = std::pair<ir::Pipe, ir::Pipe>;
 
 // A set/wait pair made here; ids are assigned once every pair exists.
@@ -79,18 +84,129 @@ class Inserter {
         core_(core == ir::CoreKind::kCube ? target::CoreType::kAic : target::CoreType::kAiv),
         ctx_(ctx) {}
 
-  void Run() {
-    ScanExisting(p_.root());
-    for (int round = 0;; ++round) {
-      TILEJIT_CHECK(round < 4096) << "sync_insert does not converge";
-      p_.Renumber();
-      sync::Analysis a = sync::Analyze(p_, {.virtual_ids = true});
-      if (a.hazards.empty()) break;
-      Fix(a.hazards);
+  // The syncs already in the program (their ids are avoided); call once, before Fix.
+  void Start() { ScanExisting(p_.root()); }
+
+  Program& program() { return p_; }
+
+  // Orders the first hazard of `hs` (non-empty).
+  void Fix(const std::vector<Hazard>& hs) {
+    const Hazard& h = Pick(hs);
+    const Node* block = BlockFor(h);
+    TILEJIT_CHECK(block != nullptr) << "sync_insert: no common body for a dependence";
+    Node* a = AnchorIn(block, h.first);
+    Node* b = AnchorIn(block, h.second);
+    const auto key = std::make_tuple(h.first->id, h.first_part, h.second->id, h.second_part,
+                                     h.carried != nullptr ? h.carried->id : -1);
+    const ir::Pipe src = h.first->parts[h.first_part].pipe;
+    const ir::Pipe dst = h.second->parts[h.second_part].pipe;
+    const SourceLoc loc = h.second->stmt->loc;
+    if (!tried_.insert(key).second) {
+      // An order we placed did not take (it should not happen); the coarse order always does.
+      TILEJIT_CHECK(fallen_back_.insert(key).second) << "sync_insert cannot order a dependence";
+      p_.InsertBefore(b, Barrier(ir::Pipe::kAll, loc), -1);
+      Count("barriers");
+      Count("sync_fallbacks");
+      return;
     }
-    DropRedundant();
+    if (src == dst) {
+      barriers_.push_back(p_.InsertBefore(b, Barrier(src, loc), -1));
+      Count("barriers");
+      return;
+    }
+    PipePair pp{src, dst};
+    if (!target::IsLegalEventPair(*ctx_.target, core_, src, dst)) pp.second = ir::Pipe::kS;
+    const bool legal = target::IsLegalEventPair(*ctx_.target, core_, pp.first, pp.second);
+    const bool carried = h.carried != nullptr && a->order >= b->order;
+    if (!legal || runtime_pairs_.count(pp) != 0 || (!carried && a->order >= b->order)) {
+      p_.InsertBefore(b, Barrier(ir::Pipe::kAll, loc), -1);
+      Count("barriers");
+      Count("sync_fallbacks");
+      return;
+    }
+    const int idx = static_cast<int>(pairs_.size());
+    PairInfo pair;
+    pair.src = pp.first;
+    pair.dst = pp.second;
+    pair.carried = carried;
+    pair.sets.push_back(
+        p_.InsertAfter(a, Flag(ir::StmtKind::kSetFlag, pp, h.first->stmt->loc, idx), idx));
+    pair.in_loop_wait = p_.InsertBefore(b, Flag(ir::StmtKind::kWaitFlag, pp, loc, idx), idx);
+    pair.waits.push_back(pair.in_loop_wait);
+    if (carried) {
+      Node* loop = const_cast<Node*>(h.carried);
+      pair.sets.push_back(
+          p_.InsertBefore(loop, Flag(ir::StmtKind::kSetFlag, pp, loop->stmt->loc, idx), idx));
+      pair.waits.push_back(
+          p_.InsertAfter(loop, Flag(ir::StmtKind::kWaitFlag, pp, loop->stmt->loc, idx), idx));
+    }
+    pairs_.push_back(std::move(pair));
+  }
+
+  // A pair or barrier placed early can be made redundant by one placed later (a later wait
+  // before an earlier consumer, or an order through the other core); each one whose removal
+  // leaves `clean()` true goes, newest first, so every sync the pass keeps is needed.
+  void DropRedundant(const std::function<bool()>& clean) {
+    for (size_t i = pairs_.size(); i-- > 0;) {
+      PairInfo& pair = pairs_[i];
+      SetDisabled(pair, true);
+      if (clean()) {
+        pair.dropped = true;
+      } else {
+        SetDisabled(pair, false);
+      }
+    }
+    for (size_t i = barriers_.size(); i-- > 0;) {
+      barriers_[i]->disabled = true;
+      if (clean()) {
+        Count("barriers", -1);
+      } else {
+        barriers_[i]->disabled = false;
+      }
+    }
+  }
+
+  // Greedy colouring per pipe pair, in order of first set: two pairs may share an id only
+  // when the analysis proved each one's sets ordered after the other's waits (no
+  // interference) and their live ranges in program order do not overlap.
+  void AssignIds(const std::set<std::pair<int64_t, int64_t>>& interference) {
     p_.Renumber();
-    AssignIds(sync::Analyze(p_, {.virtual_ids = true}).interference);
+    std::map<PipePair, std::vector<int>> by_pair;
+    for (size_t i = 0; i < pairs_.size(); ++i)
+      if (!pairs_[i].dropped)
+        by_pair[{pairs_[i].src, pairs_[i].dst}].push_back(static_cast<int>(i));
+    std::vector<int> ids(pairs_.size(), -1);
+    int made = 0;
+    for (auto& [pp, list] : by_pair) {
+      std::sort(list.begin(), list.end(), [&](int x, int y) {
+        return LiveRange(pairs_[x]).first < LiveRange(pairs_[y]).first;
+      });
+      const std::set<int64_t>& used = used_[pp];
+      for (size_t n = 0; n < list.size(); ++n) {
+        const int i = list[n];
+        const auto [lo, hi] = LiveRange(pairs_[i]);
+        std::set<int> taken(used.begin(), used.end());
+        for (size_t m = 0; m < n; ++m) {
+          const int j = list[m];
+          if (ids[j] < 0) continue;
+          const auto [jlo, jhi] = LiveRange(pairs_[j]);
+          const bool overlap = jhi >= lo && hi >= jlo;
+          const std::pair<int64_t, int64_t> key{kEventIds + std::min(i, j),
+                                                kEventIds + std::max(i, j)};
+          if (overlap || interference.count(key) != 0) taken.insert(ids[j]);
+        }
+        for (int e = 0; e < kEventIds && ids[i] < 0; ++e)
+          if (taken.count(e) == 0) ids[i] = e;
+        if (ids[i] < 0) {
+          FallBack(pairs_[i]);
+          continue;
+        }
+        for (Node* node : pairs_[i].sets) SetId(node, ids[i]);
+        for (Node* node : pairs_[i].waits) SetId(node, ids[i]);
+        ++made;
+      }
+    }
+    Count("set_wait_pairs", made);
   }
 
  private:
@@ -150,86 +266,6 @@ class Inserter {
     return *best;
   }
 
-  void Fix(const std::vector<Hazard>& hs) {
-    const Hazard& h = Pick(hs);
-    const Node* block = BlockFor(h);
-    TILEJIT_CHECK(block != nullptr) << "sync_insert: no common body for a dependence";
-    Node* a = AnchorIn(block, h.first);
-    Node* b = AnchorIn(block, h.second);
-    const auto key = std::make_tuple(h.first->id, h.first_part, h.second->id, h.second_part,
-                                     h.carried != nullptr ? h.carried->id : -1);
-    const ir::Pipe src = h.first->parts[h.first_part].pipe;
-    const ir::Pipe dst = h.second->parts[h.second_part].pipe;
-    const SourceLoc loc = h.second->stmt->loc;
-    if (!tried_.insert(key).second) {
-      // An order we placed did not take (it should not happen); the coarse order always does.
-      TILEJIT_CHECK(fallen_back_.insert(key).second) << "sync_insert cannot order a dependence";
-      p_.InsertBefore(b, Barrier(ir::Pipe::kAll, loc), -1);
-      Count("barriers");
-      Count("sync_fallbacks");
-      return;
-    }
-    if (src == dst) {
-      barriers_.push_back(p_.InsertBefore(b, Barrier(src, loc), -1));
-      Count("barriers");
-      return;
-    }
-    PipePair pp{src, dst};
-    if (!target::IsLegalEventPair(*ctx_.target, core_, src, dst)) pp.second = ir::Pipe::kS;
-    const bool legal = target::IsLegalEventPair(*ctx_.target, core_, pp.first, pp.second);
-    const bool carried = h.carried != nullptr && a->order >= b->order;
-    if (!legal || runtime_pairs_.count(pp) != 0 || (!carried && a->order >= b->order)) {
-      p_.InsertBefore(b, Barrier(ir::Pipe::kAll, loc), -1);
-      Count("barriers");
-      Count("sync_fallbacks");
-      return;
-    }
-    const int idx = static_cast<int>(pairs_.size());
-    PairInfo pair;
-    pair.src = pp.first;
-    pair.dst = pp.second;
-    pair.carried = carried;
-    pair.sets.push_back(
-        p_.InsertAfter(a, Flag(ir::StmtKind::kSetFlag, pp, h.first->stmt->loc, idx), idx));
-    pair.in_loop_wait = p_.InsertBefore(b, Flag(ir::StmtKind::kWaitFlag, pp, loc, idx), idx);
-    pair.waits.push_back(pair.in_loop_wait);
-    if (carried) {
-      Node* loop = const_cast<Node*>(h.carried);
-      pair.sets.push_back(
-          p_.InsertBefore(loop, Flag(ir::StmtKind::kSetFlag, pp, loop->stmt->loc, idx), idx));
-      pair.waits.push_back(
-          p_.InsertAfter(loop, Flag(ir::StmtKind::kWaitFlag, pp, loop->stmt->loc, idx), idx));
-    }
-    pairs_.push_back(std::move(pair));
-  }
-
-  // A pair or barrier placed early can be made redundant by one placed later (a later wait
-  // before an earlier consumer); each one whose removal leaves the program free of hazards
-  // goes, newest first, so every sync the pass keeps is needed.
-  void DropRedundant() {
-    auto clean = [&] {
-      sync::Analysis a = sync::Analyze(p_, {.virtual_ids = true});
-      return a.hazards.empty() && a.flags.empty();
-    };
-    for (size_t i = pairs_.size(); i-- > 0;) {
-      PairInfo& pair = pairs_[i];
-      SetDisabled(pair, true);
-      if (clean()) {
-        pair.dropped = true;
-      } else {
-        SetDisabled(pair, false);
-      }
-    }
-    for (size_t i = barriers_.size(); i-- > 0;) {
-      barriers_[i]->disabled = true;
-      if (clean()) {
-        Count("barriers", -1);
-      } else {
-        barriers_[i]->disabled = false;
-      }
-    }
-  }
-
   static void SetDisabled(PairInfo& p, bool disabled) {
     for (Node* n : p.sets) n->disabled = disabled;
     for (Node* n : p.waits) n->disabled = disabled;
@@ -243,49 +279,6 @@ class Inserter {
     for (const Node* n : p.sets) hi = std::max(hi, n->order);
     for (const Node* n : p.waits) lo = std::min(lo, n->order);
     return {lo, hi};
-  }
-
-  // Greedy colouring per pipe pair, in order of first set: two pairs may share an id only
-  // when the analysis proved each one's sets ordered after the other's waits (no
-  // interference) and their live ranges in program order do not overlap.
-  void AssignIds(const std::set<std::pair<int64_t, int64_t>>& interference) {
-    p_.Renumber();
-    std::map<PipePair, std::vector<int>> by_pair;
-    for (size_t i = 0; i < pairs_.size(); ++i)
-      if (!pairs_[i].dropped)
-        by_pair[{pairs_[i].src, pairs_[i].dst}].push_back(static_cast<int>(i));
-    std::vector<int> ids(pairs_.size(), -1);
-    int made = 0;
-    for (auto& [pp, list] : by_pair) {
-      std::sort(list.begin(), list.end(), [&](int x, int y) {
-        return LiveRange(pairs_[x]).first < LiveRange(pairs_[y]).first;
-      });
-      const std::set<int64_t>& used = used_[pp];
-      for (size_t n = 0; n < list.size(); ++n) {
-        const int i = list[n];
-        const auto [lo, hi] = LiveRange(pairs_[i]);
-        std::set<int> taken(used.begin(), used.end());
-        for (size_t m = 0; m < n; ++m) {
-          const int j = list[m];
-          if (ids[j] < 0) continue;
-          const auto [jlo, jhi] = LiveRange(pairs_[j]);
-          const bool overlap = jhi >= lo && hi >= jlo;
-          const std::pair<int64_t, int64_t> key{kEventIds + std::min(i, j),
-                                                kEventIds + std::max(i, j)};
-          if (overlap || interference.count(key) != 0) taken.insert(ids[j]);
-        }
-        for (int e = 0; e < kEventIds && ids[i] < 0; ++e)
-          if (taken.count(e) == 0) ids[i] = e;
-        if (ids[i] < 0) {
-          FallBack(pairs_[i]);
-          continue;
-        }
-        for (Node* node : pairs_[i].sets) SetId(node, ids[i]);
-        for (Node* node : pairs_[i].waits) SetId(node, ids[i]);
-        ++made;
-      }
-    }
-    Count("set_wait_pairs", made);
   }
 
   void SetId(Node* n, int id) {
@@ -354,16 +347,55 @@ class ScopeScan : public ir::Visitor {
   int loops_ = 0;
 };
 
+// Runs the inserters of one core program, or of a kernel's cube and vector programs together
+// (their hazards are found with sync::AnalyzeCores, so an order through the other core counts,
+// both when placing syncs and when dropping the redundant ones).
+void InsertSyncs(const std::vector<Inserter*>& ins) {
+  auto analyze = [&] {
+    for (Inserter* i : ins) i->program().Renumber();
+    if (ins.size() == 1)
+      return std::vector<sync::Analysis>{sync::Analyze(ins[0]->program(), kOpts)};
+    std::array<sync::Analysis, 2> a =
+        sync::AnalyzeCores(ins[0]->program(), ins[1]->program(), kOpts);
+    return std::vector<sync::Analysis>{std::move(a[0]), std::move(a[1])};
+  };
+  for (Inserter* i : ins) i->Start();
+  std::vector<sync::Analysis> as;
+  for (int round = 0;; ++round) {
+    TILEJIT_CHECK(round < 4096) << "sync_insert does not converge";
+    as = analyze();
+    bool fixed = false;
+    for (size_t i = 0; i < ins.size(); ++i) {
+      if (as[i].hazards.empty()) continue;
+      ins[i]->Fix(as[i].hazards);
+      fixed = true;
+    }
+    if (!fixed) break;
+  }
+  // Flag findings left now are the author's (compiler pairs are balanced by construction); a
+  // removal is clean when it adds no finding.
+  std::vector<size_t> baseline;
+  for (const sync::Analysis& a : as) baseline.push_back(a.flags.size());
+  auto clean = [&] {
+    const std::vector<sync::Analysis> now = analyze();
+    for (size_t i = 0; i < now.size(); ++i)
+      if (!now[i].hazards.empty() || now[i].flags.size() > baseline[i]) return false;
+    return true;
+  };
+  for (Inserter* i : ins) i->DropRedundant(clean);
+  as = analyze();
+  for (size_t i = 0; i < ins.size(); ++i) ins[i]->AssignIds(as[i].interference);
+}
+
 class ScopeRewriter : public ir::Mutator {
  public:
-  ScopeRewriter(PassContext& ctx, std::set<const ir::CoreScopeNode*> needs_drain)
-      : ctx_(ctx), needs_drain_(std::move(needs_drain)) {}
+  ScopeRewriter(PassContext& ctx, std::map<const ir::CoreScopeNode*, ir::Stmt> bodies,
+                std::set<const ir::CoreScopeNode*> needs_drain)
+      : ctx_(ctx), bodies_(std::move(bodies)), needs_drain_(std::move(needs_drain)) {}
 
  protected:
   ir::Stmt MutateCoreScope(const ir::Stmt& s, const ir::CoreScopeNode& op) override {
-    Program p(op.body, *ctx_.target);
-    Inserter(p, op.core, ctx_).Run();
-    ir::Stmt body = p.Rebuild();
+    ir::Stmt body = bodies_.at(&op);
     if (needs_drain_.count(&op) != 0 && HasWork(op.body)) {
       body = ir::Seq({body, std::make_shared<ir::BarrierNode>(ir::Pipe::kAll, op.loc,
                                                               ir::SyncOrigin::kCompiler)},
@@ -376,6 +408,7 @@ class ScopeRewriter : public ir::Mutator {
 
  private:
   PassContext& ctx_;
+  std::map<const ir::CoreScopeNode*, ir::Stmt> bodies_;
   std::set<const ir::CoreScopeNode*> needs_drain_;
 };
 
@@ -391,7 +424,26 @@ Result<ir::Kernel> SyncInsert(const ir::Kernel& kernel, PassContext& ctx) {
       later_same = later_same || scan.scopes[j].scope->core == scan.scopes[i].scope->core;
     if (scan.scopes[i].in_loop || later_same) needs_drain.insert(scan.scopes[i].scope);
   }
-  return ScopeRewriter(ctx, std::move(needs_drain)).MutateKernel(kernel);
+  // One cube and one vector scope, neither in a loop (combine_cv's shape): analysed together.
+  std::vector<const ir::CoreScopeNode*> scopes;
+  for (const ScopeScan::Entry& e : scan.scopes) scopes.push_back(e.scope);
+  const bool together = scopes.size() == 2 && scopes[0]->core != scopes[1]->core &&
+                        !scan.scopes[0].in_loop && !scan.scopes[1].in_loop;
+  if (together && scopes[0]->core != ir::CoreKind::kCube) std::swap(scopes[0], scopes[1]);
+  std::vector<std::unique_ptr<Program>> programs;
+  std::vector<std::unique_ptr<Inserter>> inserters;
+  for (const ir::CoreScopeNode* sc : scopes) {
+    programs.push_back(std::make_unique<Program>(sc->body, *ctx.target));
+    inserters.push_back(std::make_unique<Inserter>(*programs.back(), sc->core, ctx));
+  }
+  if (together) {
+    InsertSyncs({inserters[0].get(), inserters[1].get()});
+  } else {
+    for (auto& i : inserters) InsertSyncs({i.get()});
+  }
+  std::map<const ir::CoreScopeNode*, ir::Stmt> bodies;
+  for (size_t i = 0; i < scopes.size(); ++i) bodies[scopes[i]] = programs[i]->Rebuild();
+  return ScopeRewriter(ctx, std::move(bodies), std::move(needs_drain)).MutateKernel(kernel);
 }
 
 }  // namespace tilejit::passes

@@ -4,9 +4,11 @@
 // memory_planning (so dependences are over planned ADDRESS ranges and aliasing from buffer
 // reuse is seen).
 //
-// Per core program (each `scope cube` / `scope vector` body), using the happens-before
-// analysis of sync_analysis.h, the pass repeatedly takes the first unordered conflicting pair
-// of accesses (RAW, WAR or WAW; see sync_access.h for which pipe does what) and orders it:
+// Per core program (each `scope cube` / `scope vector` body; a kernel's one cube and one
+// vector scope together, with sync::AnalyzeCores, so an order through the other core's
+// cross-core flags counts), using the happens-before analysis of sync_analysis.h, the pass
+// repeatedly takes the first unordered conflicting pair of accesses (RAW, WAR or WAW; see
+// sync_access.h for which pipe does what) and orders it:
 //  - same pipe: `barrier(P)` right before the consumer (mmads accumulating into one static
 //    L0C region need none: the cube orders them);
 //  - different pipes: `set_flag(P, Q, id)` right after the producer (the latest producer on P
@@ -23,13 +25,14 @@
 //    when that pair exists, otherwise `barrier(all)`.
 // Existing syncs (the author's, other passes') are part of the analysis: a dependence they
 // already order gets nothing; and once everything is ordered, every pair or barrier made here
-// whose removal leaves no hazard is dropped again (newest first). Event ids are assigned last,
-// per pipe pair, 0..7, by greedy colouring: two pairs share an id only when their live ranges
-// (a pre-armed pair lives through its whole loop) do not overlap and the analysis proves each
-// one's sets ordered after the other's waits (otherwise a set could find the event still
-// set); ids the program already uses on that pair are avoided. A pair that finds no id becomes
-// a `barrier(all)` at its wait ("sync_fallbacks"). A pipe pair on which the program uses a
-// runtime event id gets barrier(all) instead of pairs (its ids cannot be avoided).
+// whose removal leaves no hazard (and adds no flag finding) in either program is dropped again
+// (newest first). Event ids are assigned last, per pipe pair, 0..7, by greedy colouring: two
+// pairs share an id only when their live ranges (a pre-armed pair lives through its whole
+// loop) do not overlap and the analysis proves each one's sets ordered after the other's
+// waits (otherwise a set could find the event still set); ids the program already uses on
+// that pair are avoided. A pair that finds no id becomes a `barrier(all)` at its wait
+// ("sync_fallbacks"). A pipe pair on which the program uses a runtime event id gets
+// barrier(all) instead of pairs (its ids cannot be avoided).
 // A scope that may be followed by another scope of its kind (a later scope, or itself in a
 // loop) ends with `barrier(all)`, so programs never depend on each other's pending work.
 // Every sync made here is SyncOrigin::kCompiler.

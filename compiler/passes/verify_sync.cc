@@ -4,6 +4,7 @@
 // racy binary.
 #include "compiler/passes/verify_sync.h"
 
+#include <array>
 #include <sstream>
 #include <variant>
 
@@ -124,10 +125,21 @@ SyncFinding FromFlag(const sync::FlagFinding& ff, ir::CoreKind core) {
 std::vector<SyncFinding> CheckSyncs(const ir::Kernel& kernel, const target::NpuTarget& target,
                                     const CheckSyncsOptions& options) {
   std::vector<SyncFinding> out;
-  for (ir::CoreKind core : {ir::CoreKind::kCube, ir::CoreKind::kVector}) {
-    if (!HasScope(kernel, core)) continue;
-    sync::Program program(kernel.body, target, core);
-    sync::Analysis a = sync::Analyze(program);
+  const bool both =
+      HasScope(kernel, ir::CoreKind::kCube) && HasScope(kernel, ir::CoreKind::kVector);
+  sync::Program cube(kernel.body, target, ir::CoreKind::kCube);
+  sync::Program vector(kernel.body, target, ir::CoreKind::kVector);
+  std::array<sync::Analysis, 2> analyses;
+  if (both) {
+    analyses = sync::AnalyzeCores(cube, vector);
+  } else if (HasScope(kernel, ir::CoreKind::kCube)) {
+    analyses[0] = sync::Analyze(cube);
+  } else if (HasScope(kernel, ir::CoreKind::kVector)) {
+    analyses[1] = sync::Analyze(vector);
+  }
+  for (int c = 0; c < 2; ++c) {
+    const ir::CoreKind core = c == 0 ? ir::CoreKind::kCube : ir::CoreKind::kVector;
+    const sync::Analysis& a = analyses[c];
     if (a.runtime_ids) continue;  // not modelled (see the header)
     for (const sync::FlagFinding& f : a.flags) out.push_back(FromFlag(f, core));
     for (const Hazard& h : a.hazards) out.push_back(FromHazard(h, core, options));

@@ -2,7 +2,8 @@
 // verify_sync (DESIGN.md section 4, step 11; always on, the last pass before codegen): a static
 // check of the syncs of every core program, with the happens-before analysis of
 // sync_analysis.h. Per core kind, the program is the launch body with the other kind's scopes
-// left out. Findings:
+// left out; when the kernel has both kinds, the two are analysed together, so an order through
+// the other core's cross-core flags counts (sync::AnalyzeCores). Findings:
 //  - an unordered RAW/WAR/WAW between two accesses (docs/isa.md section 1);
 //  - a set_flag on an event that is (or may be) already set, a wait_flag no path (or only
 //    some paths) can satisfy, an event still set at the end, an event id outside 0..7.
@@ -13,7 +14,8 @@
 // Anything else is the author's and is a warning at the author's source location; the kernel
 // still compiles (Expert mode trusts the author).
 // Limits: a core program that uses runtime event ids (e.g. `slot = k % 2`) is not checked (ids
-// are not modelled); cross-core flag counters are not checked here.
+// are not modelled); cross-core counters give order but their own balance is not checked here
+// (the simulator reports leftovers and overflows).
 // Pure function of its inputs; see pass.h for the pass contract and thread safety.
 #pragma once
 

@@ -62,15 +62,15 @@ const std::map<std::string, std::vector<Pin>>& Pins() {
         {"memory_planning", "onchip_bytes_l0c", 32768},
         {"memory_planning", "onchip_bytes_ub", 32768}}},
       {"flash_attn_developer_1_2_256_128_64_64",
-       {{"sync_insert", "set_wait_pairs", 64},
-        {"sync_insert", "barriers", 33},
+       {{"sync_insert", "set_wait_pairs", 67},
+        {"sync_insert", "barriers", 38},
         {"cross_core_sync", "cross_flags", 60},
         {"legalize_copies", "workspace_bytes", 57344},
         {"memory_planning", "onchip_bytes_l1", 49152},
         {"memory_planning", "onchip_bytes_l0a", 32768},
         {"memory_planning", "onchip_bytes_l0b", 32768},
-        {"memory_planning", "onchip_bytes_l0c", 98304},
-        {"memory_planning", "onchip_bytes_ub", 74496}}},
+        {"memory_planning", "onchip_bytes_l0c", 65536},
+        {"memory_planning", "onchip_bytes_ub", 62080}}},
   };
   return *pins;
 }

@@ -313,6 +313,22 @@ launch(2, threads=1) (%cid, %vid) {
       << bin.status();
 }
 
+TEST(CodegenProgram, DeepIndexArithmeticNeedsRegistersForItsDepthNotItsSize) {
+  // 40 products summed: each operand's temporary dies at its use, so this fits in 31 registers
+  // (it needed one per node before subexpression temporaries were freed).
+  std::string ir = R"(param %p0: gm int32[2] output
+out_idx = [0]
+workspace_idx = []
+launch(2, threads=1) (%cid, %vid) {
+  scope vector {
+)";
+  std::string sum = "%cid";
+  for (int i = 0; i < 40; ++i) sum = "(" + sum + " + %cid * " + std::to_string(i + 2) + ")";
+  ir += "    %p0[%cid] = " + sum + "\n  }\n}\n";
+  auto bin = CompileIr(ir);
+  ASSERT_TRUE(bin.ok()) << bin.status();
+}
+
 TEST(CodegenDiagnostics, ScalarAccessToL1IsRejected) {
   auto bin = CompileIr(R"(param %p0: gm float32[4] output
 out_idx = [0]

@@ -41,7 +41,8 @@ void Generator::PlanKernel() {
   cube_ = mix != KernelMix::kVectorOnly;
   mixed_ = vector_ && cube_;
   out_.threads = static_cast<int>(rng_.Uniform(1, 2));
-  out_.grid = static_cast<int>(rng_.Uniform(std::clamp(options_.min_grid, 1, 3), 3));
+  const int min_grid = std::max(options_.min_grid, 1);
+  out_.grid = static_cast<int>(rng_.Uniform(min_grid, std::max(min_grid, 3)));
   rows_ = out_.threads == 2 ? rng_.Pick<int64_t>({32, 64}) : rng_.Pick<int64_t>({16, 32, 64});
   widths_ = {rng_.Pick<int64_t>({16, 32, 64})};
   if (rng_.Chance(40)) {

@@ -33,8 +33,10 @@ struct GenOptions {
   KernelMix mix = KernelMix::kAny;
   int min_steps = 6;   // random actions at the top level (loops and ifs count as one)
   int max_steps = 12;  //
-  int min_grid = 1;    // blocks: uniform in [min_grid, 3] (3 runs every runtime trip count
-                       // and both sides of every `if` on cid)
+  // Blocks: uniform in [min_grid, max(min_grid, 3)]. 6 runs every combination of the runtime
+  // trip counts (cid % 3 + 1, cid % 2 + 1, and multi_buffer's remainders of them) and both
+  // sides of every `if` on cid; 3 runs each trip count alone.
+  int min_grid = 1;
 };
 
 // One input parameter the caller must supply (param order).

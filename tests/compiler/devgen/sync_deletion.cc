@@ -197,6 +197,13 @@ Result<runner::RunResult> BuildAndRun(const ir::Kernel& lowered, const compiler:
   return Launch(bytes, inputs, opts);
 }
 
+// Instructions executed by every core of every block: the same for any timing.
+uint64_t Instructions(const runner::RunResult& r) {
+  uint64_t n = 0;
+  for (const runner::BlockReport& b : r.report.blocks) n += b.instructions;
+  return n;
+}
+
 bool SameOutputs(const std::vector<runner::NpyArray>& a, const std::vector<runner::NpyArray>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -234,7 +241,7 @@ std::string DeletionReport::Summary() const {
   std::ostringstream s;
   s << candidates << " compiler syncs (" << pairs << " set/wait pairs, " << barriers
     << " barriers, " << groups << " flag groups): caught " << caught << ", redundant " << redundant
-    << ", uncaught " << uncaught.size();
+    << ", unexercised " << unexercised << ", uncaught " << uncaught.size();
   return s.str();
 }
 
@@ -260,6 +267,7 @@ Result<DeletionReport> RunSyncDeletion(const compiler::Specialized& sp,
   const ir::Kernel& program = lowered->kernel;
   TILEJIT_ASSIGN_OR_RETURN(runner::RunResult intact, BuildAndRun(program, sp, *target, inputs,
                                                                  runner::CheckMode::kPerturbed));
+  const uint64_t intact_instructions = Instructions(intact);
   Collector collector;
   const std::vector<Candidate> candidates = Candidates(program, &collector);
   DeletionReport report;
@@ -278,6 +286,7 @@ Result<DeletionReport> RunSyncDeletion(const compiler::Specialized& sp,
       continue;
     }
     bool caught = false;
+    bool runs = false;  // the launch executes the deleted syncs (it runs fewer instructions)
     std::string seen;
     for (runner::CheckMode mode : {runner::CheckMode::kChecked, runner::CheckMode::kPerturbed}) {
       Result<runner::RunResult> run = BuildAndRun(without, sp, *target, inputs, mode);
@@ -285,6 +294,7 @@ Result<DeletionReport> RunSyncDeletion(const compiler::Specialized& sp,
         seen += "build/launch failed: " + run.status().ToString() + "\n";
         continue;
       }
+      runs = runs || Instructions(*run) != intact_instructions;
       if (!run->report.findings.empty() || !run->report.status.ok()) {
         caught = true;
         break;
@@ -295,6 +305,9 @@ Result<DeletionReport> RunSyncDeletion(const compiler::Specialized& sp,
     }
     if (caught) {
       ++report.caught;
+    } else if (!runs) {
+      ++report.unexercised;
+      report.unexercised_what.push_back(c.what);
     } else {
       report.uncaught.push_back("deleting " + c.what + ": verify_sync says \"" + verdict +
                                 "\" but no launch noticed\n" + seen);

@@ -14,8 +14,9 @@
 // program is code-generated and launched checked, then perturbed: a finding of the launch, or
 // perturbed outputs that differ from the intact program's, means the deletion was caught. Without a
 // finding the sync is counted as redundant (a sync_insert inefficiency). A deletion verify_sync
-// flags but no launch notices is "uncaught" (a verify_sync false positive or a simulator blind
-// spot).
+// flags whose statements the launch never executes (it runs as many instructions as the intact
+// program) is "unexercised"; one the launch executes but no launch notices is "uncaught" (a
+// verify_sync false positive or a simulator blind spot).
 //
 // Thread safety: RunSyncDeletion is reentrant.
 #pragma once
@@ -36,6 +37,10 @@ struct DeletionReport {
   int groups = 0;  // loop-carried / pre-armed flag groups
   int caught = 0;
   int redundant = 0;
+  // Flagged by verify_sync but never executed by the launch (code under a condition or a
+  // trip count on cid that the grid does not reach): no launch of this grid can notice them.
+  int unexercised = 0;
+  std::vector<std::string> unexercised_what;
   std::vector<std::string> redundant_what;  // one line per redundant sync
   std::vector<std::string> uncaught;        // one report per uncaught deletion
   // The program after sync_insert, printed with statement ids (`#12`); candidates name the

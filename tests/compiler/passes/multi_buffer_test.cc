@@ -144,6 +144,40 @@ TEST(MultiBuffer, RuntimeExtentGuardsEachRemainingIteration) {
   EXPECT_EQ(r.ctx.stats["multi_buffered"], 1);
 }
 
+TEST(MultiBuffer, ATripCountOfAtLeastOneAlwaysRunsTheLastGroupsFirstCopy) {
+  // `cid % 4 + 1` >= 1: (n - 1) // 3 groups, then the last group's first iteration under a let
+  // and without a guard, so no path skips every copy (sync analysis would walk it otherwise).
+  PassRunner r;
+  std::string out =
+      r.Run(MultiBuffer, Kernel("  alloc %ub_0: ub float32[32, 64]\n"
+                                "  for %v0 in pipelined(0, %cid % 4 + 1, stages=3) {\n"
+                                "    copy(%ub_0, %p2[%v0 * 32:+32, 0:+64])\n"
+                                "    copy(%p2[%v0 * 32:+32, 64:+64], %ub_0)\n"
+                                "  }\n"));
+  EXPECT_EQ(out, Kernel("  alloc %ub_0: ub float32[32, 64]\n"
+                        "  alloc %ub_1: ub float32[32, 64]\n"
+                        "  alloc %ub_2: ub float32[32, 64]\n"
+                        "  for %v0 in serial(0, %cid % 4 // 3) {\n"
+                        "    copy(%ub_0, %p2[%v0 * 3 * 32:+32, 0:+64])\n"
+                        "    copy(%p2[%v0 * 3 * 32:+32, 64:+64], %ub_0)\n"
+                        "    copy(%ub_1, %p2[(%v0 * 3 + 1) * 32:+32, 0:+64])\n"
+                        "    copy(%p2[(%v0 * 3 + 1) * 32:+32, 64:+64], %ub_1)\n"
+                        "    copy(%ub_2, %p2[(%v0 * 3 + 2) * 32:+32, 0:+64])\n"
+                        "    copy(%p2[(%v0 * 3 + 2) * 32:+32, 64:+64], %ub_2)\n"
+                        "  }\n"
+                        "  let %v1 = %cid % 4 // 3 * 3\n"
+                        "  copy(%ub_0, %p2[%v1 * 32:+32, 0:+64])\n"
+                        "  copy(%p2[%v1 * 32:+32, 64:+64], %ub_0)\n"
+                        "  if %cid % 4 % 3 >= 1 {\n"
+                        "    copy(%ub_1, %p2[(%v1 + 1) * 32:+32, 0:+64])\n"
+                        "    copy(%p2[(%v1 + 1) * 32:+32, 64:+64], %ub_1)\n"
+                        "  }\n"
+                        "  if %cid % 4 % 3 >= 2 {\n"
+                        "    copy(%ub_2, %p2[(%v1 + 2) * 32:+32, 0:+64])\n"
+                        "    copy(%p2[(%v1 + 2) * 32:+32, 64:+64], %ub_2)\n"
+                        "  }\n"));
+}
+
 TEST(MultiBuffer, KeepsOneCopyOfCarriedValuesAndOfBuffersReadAfterTheLoop) {
   AutoRunner r;
   std::string in = Kernel(
@@ -222,11 +256,13 @@ TEST(MultiBuffer, VersionsCompilerWorkspacesAsNewParams) {
                                 "    copy(%l1_0, %p3[%cid:+1, :, :])\n"
                                 "  }\n",
                                 kWorkspaceParams, "launch(4, threads=2) (%cid, %vid) {\n"));
-  // Stage by stage (a stage starts at each workspace read), copy by copy within a stage: the
+  // Stage by stage (a stage starts at each workspace read), copy by copy within a stage, and
+  // within a copy's stage what its workspace write needs first (the fill before the load): the
   // cube produces both copies' hand-offs before the vector consumes the first. Two groups are
   // software-pipelined: group 0's first stage (lines 1-6), then group 1's first stage ahead of
   // group 0's later ones where dependences allow (the two fills; its workspace writes wait
-  // for the vector's reads, and stay in hand-off order), then group 1's later stages.
+  // for the vector's reads of their slots only: the flags are per workspace family here, so
+  // they need not wait behind group 0's vector->cube writes), then group 1's later stages.
   EXPECT_EQ(out, Kernel("  alloc %l1_0: l1 float16[64, 64]\n"
                         "  alloc %l1_1: l1 float16[64, 64]\n"
                         "  alloc %l0c_0: l0c float32[64, 64]\n"
@@ -235,22 +271,22 @@ TEST(MultiBuffer, VersionsCompilerWorkspacesAsNewParams) {
                         "  alloc %ub_1: ub float32[32, 64]\n"
                         "  alloc %ub_2: ub float16[32, 64]\n"
                         "  alloc %ub_3: ub float16[32, 64]\n"
-                        "  copy(%l1_0, %p0[0:+64, 0:+64])\n"
                         "  fill(%l0c_0, 0.0)\n"
                         "  copy(%p2[%cid:+1, :, :], %l0c_0)\n"
-                        "  copy(%l1_1, %p0[64:+64, 0:+64])\n"
+                        "  copy(%l1_0, %p0[0:+64, 0:+64])\n"
                         "  fill(%l0c_1, 0.0)\n"
                         "  copy(%p4[%cid:+1, :, :], %l0c_1)\n"
+                        "  copy(%l1_1, %p0[64:+64, 0:+64])\n"
                         "  fill(%l0c_0, 0.0)\n"
                         "  fill(%l0c_1, 0.0)\n"
                         "  copy(%ub_0, %p2[%cid:+1, %vid * 32:+32, :])\n"
+                        "  copy(%p2[%cid:+1, :, :], %l0c_0)\n"
                         "  cast(%ub_2, %ub_0)\n"
                         "  copy(%p3[%cid:+1, %vid * 32:+32, :], %ub_2)\n"
                         "  copy(%ub_1, %p4[%cid:+1, %vid * 32:+32, :])\n"
+                        "  copy(%p4[%cid:+1, :, :], %l0c_1)\n"
                         "  cast(%ub_3, %ub_1)\n"
                         "  copy(%p5[%cid:+1, %vid * 32:+32, :], %ub_3)\n"
-                        "  copy(%p2[%cid:+1, :, :], %l0c_0)\n"
-                        "  copy(%p4[%cid:+1, :, :], %l0c_1)\n"
                         "  copy(%l1_0, %p3[%cid:+1, :, :])\n"
                         "  copy(%l1_0, %p0[128:+64, 0:+64])\n"
                         "  copy(%l1_1, %p5[%cid:+1, :, :])\n"
@@ -312,25 +348,25 @@ TEST(MultiBuffer, PipelinesThreeGroupsAndLoadsAheadOfTheHandOffWait) {
                         "  alloc %ub_1: ub float32[32, 64]\n"
                         "  alloc %ub_2: ub float16[32, 64]\n"
                         "  alloc %ub_3: ub float16[32, 64]\n"
-                        "  copy(%l1_0, %p0[0:+64, 0:+64])\n"
                         "  fill(%l0c_0, 0.0)\n"
                         "  copy(%p2[%cid:+1, :, :], %l0c_0)\n"
-                        "  copy(%l1_1, %p0[64:+64, 0:+64])\n"
+                        "  copy(%l1_0, %p0[0:+64, 0:+64])\n"
                         "  fill(%l0c_1, 0.0)\n"
                         "  copy(%p4[%cid:+1, :, :], %l0c_1)\n"
+                        "  copy(%l1_1, %p0[64:+64, 0:+64])\n"
                         "  for %v0 in serial(0, 2) {\n"
-                        "    copy(%l1_0, %p0[(%v0 * 2 + 2) * 64:+64, 0:+64])\n"
                         "    fill(%l0c_0, 0.0)\n"
-                        "    copy(%l1_1, %p0[(%v0 * 2 + 2 + 1) * 64:+64, 0:+64])\n"
+                        "    copy(%l1_0, %p0[(%v0 * 2 + 2) * 64:+64, 0:+64])\n"
                         "    fill(%l0c_1, 0.0)\n"
+                        "    copy(%l1_1, %p0[(%v0 * 2 + 2 + 1) * 64:+64, 0:+64])\n"
                         "    copy(%ub_0, %p2[%cid:+1, %vid * 32:+32, :])\n"
+                        "    copy(%p2[%cid:+1, :, :], %l0c_0)\n"
                         "    cast(%ub_2, %ub_0)\n"
                         "    copy(%p3[%cid:+1, %vid * 32:+32, :], %ub_2)\n"
                         "    copy(%ub_1, %p4[%cid:+1, %vid * 32:+32, :])\n"
+                        "    copy(%p4[%cid:+1, :, :], %l0c_1)\n"
                         "    cast(%ub_3, %ub_1)\n"
                         "    copy(%p5[%cid:+1, %vid * 32:+32, :], %ub_3)\n"
-                        "    copy(%p2[%cid:+1, :, :], %l0c_0)\n"
-                        "    copy(%p4[%cid:+1, :, :], %l0c_1)\n"
                         "    copy(%l1_4, %p0[%v0 * 2 * 64:+64, 64:+64])\n"
                         "    copy(%l1_5, %p0[(%v0 * 2 + 1) * 64:+64, 64:+64])\n"
                         "    copy(%l1_2, %p3[%cid:+1, :, :])\n"
@@ -449,6 +485,93 @@ TEST(MultiBuffer, CopiesOfTheBodyGetFreshVars) {
                         "      copy(%p2[%v2:+32, %v4 * 64:+64], %ub_1)\n"
                         "    }\n"
                         "  }\n"));
+}
+
+// Three hand-offs per iteration, cube -> vector -> cube -> vector (flash attention's scores,
+// probabilities and P @ V block): four stages.
+constexpr std::string_view kThreeHandOffParams = R"(param %p0: gm float16[1024, 1024] input
+param %p1: gm float32[1024, 1024] output
+param %p2: gm float32[4, 64, 64] compiler_workspace
+param %p3: gm float16[4, 64, 64] compiler_workspace
+param %p4: gm float32[4, 64, 64] compiler_workspace
+out_idx = [1]
+workspace_idx = [2, 3, 4]
+)";
+
+std::string ThreeHandOffLoop(std::string_view before_loop) {
+  return Kernel(std::string("  alloc %l1_0: l1 float16[64, 64]\n"
+                            "  alloc %l0c_0: l0c float32[64, 64]\n"
+                            "  alloc %l0a_0: l0a float16[64, 64]\n"
+                            "  alloc %l0b_0: l0b float16[64, 64]\n"
+                            "  alloc %l0c_1: l0c float32[64, 64]\n"
+                            "  alloc %ub_0: ub float32[32, 64]\n"
+                            "  alloc %ub_1: ub float16[32, 64]\n"
+                            "  alloc %ub_2: ub float32[32, 64]\n"
+                            "  alloc %ub_3: ub float32[32, 64]\n") +
+                    std::string(before_loop) +
+                    "  fill(%ub_3, 0.0)\n"
+                    "  for %v0 in serial(0, 6) {\n"
+                    "    fill(%l0c_0, 0.0)\n"
+                    "    copy(%p2[%cid:+1, :, :], %l0c_0)\n"
+                    "    copy(%ub_0, %p2[%cid:+1, %vid * 32:+32, :])\n"
+                    "    cast(%ub_1, %ub_0)\n"
+                    "    copy(%p3[%cid:+1, %vid * 32:+32, :], %ub_1)\n"
+                    "    copy(%l1_0, %p3[%cid:+1, :, :])\n"
+                    "    copy(%l0a_0, %l1_0)\n"
+                    "    mma(%l0c_1, %l0a_0, %l0b_0) {init=true}\n"
+                    "    copy(%p4[%cid:+1, :, :], %l0c_1)\n"
+                    "    copy(%ub_2, %p4[%cid:+1, %vid * 32:+32, :])\n"
+                    "    add(%ub_3, %ub_3, %ub_2)\n"
+                    "  }\n"
+                    "  copy(%p1[%vid * 32:+32, 0:+64], %ub_3)\n",
+                kThreeHandOffParams, "launch(4, threads=2) (%cid, %vid) {\n");
+}
+
+// Position of the n-th (0-based) occurrence of `what` in `text` at or after `from`.
+size_t Nth(const std::string& text, const std::string& what, int n, size_t from = 0) {
+  size_t at = text.find(what, from);
+  for (int i = 0; i < n && at != std::string::npos; ++i) at = text.find(what, at + 1);
+  return at;
+}
+
+// With two free flag ids per workspace family, each family keeps its own order only: the
+// rotated body runs the next group's first two stages (the cube's scores, the vectors' use
+// of them) beside the current group's last two, and the cube writes the next scores before
+// the current P @ V block. Group 0's first two stages form the prologue.
+TEST(MultiBuffer, RotatesHalfTheStagesAheadAndLetsAFamilyOvertakeAnother) {
+  AutoRunner r;
+  const std::string out = r.Run(MultiBuffer, ThreeHandOffLoop(""));
+
+  ASSERT_NE(out, "");
+  const size_t loop = out.find("  for %v");
+  ASSERT_NE(loop, std::string::npos) << out;
+  // Prologue: both copies' scores read and probabilities written by the vectors.
+  EXPECT_LT(Nth(out, "cast(", 1), loop) << out;
+  EXPECT_GT(Nth(out, "mma(", 0), loop) << out;  // P @ V waits for the loop
+  // In the loop: the next scores (a write from %l0c_0) before the P @ V block (from %l0c_2).
+  const size_t next_scores = out.find(":, :], %l0c_0)", loop);
+  const size_t pv_block = out.find(":, :], %l0c_2)", loop);
+  ASSERT_NE(next_scores, std::string::npos) << out;
+  EXPECT_LT(next_scores, pv_block) << out;
+  // The vectors read the next scores before the current P @ V block (its round trip through
+  // the cube is the longer wait).
+  EXPECT_LT(out.find("%ub_0, %p2[", loop), out.find("%ub_4, %p4[", loop)) << out;
+}
+
+// Author cross flags leave too few ids for a counter pair per family: the hand-offs of a
+// direction keep one order, so the next scores wait behind the current P @ V block.
+TEST(MultiBuffer, KeepsOneOrderPerDirectionWhenFlagIdsAreShort) {
+  AutoRunner r;
+  std::string flags;
+  for (int id = 0; id < 6; ++id) flags += "  set_cross_flag(fix, " + std::to_string(id) + ")\n";
+  const std::string out = r.Run(MultiBuffer, ThreeHandOffLoop(flags));
+  ASSERT_NE(out, "");
+  const size_t loop = out.find("  for %v");
+  ASSERT_NE(loop, std::string::npos) << out;
+  const size_t next_scores = out.find(":, :], %l0c_0)", loop);
+  const size_t pv_block = out.find(":, :], %l0c_2)", loop);
+  ASSERT_NE(pv_block, std::string::npos) << out;
+  EXPECT_LT(pv_block, next_scores) << out;
 }
 
 TEST(MultiBuffer, IgnoresAFirstWriteUnderAnIfAndAnInnerLoopOfAnOuterLoopThatReads) {

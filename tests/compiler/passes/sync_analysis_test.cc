@@ -227,5 +227,25 @@ TEST(SyncAnalysis, LeavesTheOtherCoresScopesOut) {
   EXPECT_TRUE(Leaves(prog).empty());
 }
 
+TEST(SyncAnalysis, ALoopWhoseTripCountIsAtLeastOneOrdersWhatFollowsIt) {
+  // The only order of the load before the mte1 read is the barrier inside the loop: it holds after
+  // the loop when it surely runs (`cid % 2 + 1` >= 1), not when it may run zero times.
+  auto body = [](std::string_view extent) {
+    return "    alloc %l1_0: l1 float16[64, 64] @0\n"
+           "    alloc %l0a_0: l0a float16[64, 64] @0\n"
+           "    copy(%l1_0, %p0)\n"
+           "    for %i in serial(0, " +
+           std::string(extent) +
+           ") {\n"
+           "      barrier(all)\n"
+           "    }\n"
+           "    copy(%l0a_0, %l1_0)\n";
+  };
+  auto surely = Parse("cube", body("%cid % 2 + 1"));
+  EXPECT_TRUE(AnalyzeCore(*surely, ir::CoreKind::kCube)->hazards.empty());
+  auto maybe = Parse("cube", body("%cid % 2"));
+  EXPECT_EQ(AnalyzeCore(*maybe, ir::CoreKind::kCube)->hazards.size(), 1u);
+}
+
 }  // namespace
 }  // namespace tilejit::passes::sync

@@ -280,5 +280,40 @@ TEST(SyncInsert, DrainsAScopeThatALaterScopeOfItsKindFollows) {
       << out;
 }
 
+TEST(SyncInsert, LeavesOutAnOrderTheOtherCoreAlreadyGives) {
+  // The cube reloads L1 after the vector answered a flag the cube raised once its mte1 read of
+  // L1 was done: that round trip orders the reload after the read (and after the first load),
+  // so the reload needs nothing of its own; analysed alone, the cube would get an mte1 -> mte2
+  // pair before it.
+  PassRunner r;
+  auto kernel = [](std::string_view cube) {
+    return std::string(kHeader) +
+           "launch(1, threads=1) (%cid, %vid) {\n"
+           "  alloc %l1_0: l1 float16[64, 64] @0\n"
+           "  alloc %l0a_0: l0a float16[64, 64] @0\n"
+           "  scope cube {\n" +
+           std::string(cube) +
+           "  }\n"
+           "  scope vector {\n"
+           "    wait_cross_flag(0, pipe=mte2)\n"
+           "    set_cross_flag(mte2, 1, mode=2)\n"
+           "  }\n"
+           "}\n";
+  };
+  std::string out = Insert(r, kernel("    copy(%l1_0, %p0)\n"
+                                     "    copy(%l0a_0, %l1_0)\n"
+                                     "    set_cross_flag(mte1, 0, mode=2)\n"
+                                     "    wait_cross_flag(1, pipe=mte2)\n"
+                                     "    copy(%l1_0, %p0)\n"));
+  EXPECT_EQ(out, kernel("    copy(%l1_0, %p0)\n"
+                        "    set_flag(mte2, mte1, 0) {compiler}\n"
+                        "    wait_flag(mte2, mte1, 0) {compiler}\n"
+                        "    copy(%l0a_0, %l1_0)\n"
+                        "    set_cross_flag(mte1, 0, mode=2)\n"
+                        "    wait_cross_flag(1, pipe=mte2)\n"
+                        "    copy(%l1_0, %p0)\n"));
+  EXPECT_EQ(r.ctx.stats["set_wait_pairs"], 1);
+}
+
 }  // namespace
 }  // namespace tilejit::passes
