@@ -110,25 +110,32 @@ void Walker::Walk(const Node* n, int core, State& st) {
       Leaf(n, core, st);
       Walk(n->kids[0].get(), core, st);
       return;
-    case NodeKind::kIf: {
+    case NodeKind::kIf:
       Leaf(n, core, st);
-      if (const std::optional<bool> known = KnownCondition(n)) {
-        if (*known) Walk(n->kids[0].get(), core, st);
-        if (!*known && n->kids.size() > 1) Walk(n->kids[1].get(), core, st);
-        return;
-      }
-      State t = st;
-      Walk(n->kids[0].get(), core, t);
-      if (n->kids.size() > 1) Walk(n->kids[1].get(), core, st);
-      st = Merge(t, st);
+      Branch(
+          n, [&](int arm, State& s) { Walk(n->kids[arm].get(), core, s); }, st);
       return;
-    }
     case NodeKind::kFor:
       Leaf(n, core, st);
       Loop(
           {{n, core}}, [&](State& s) { Walk(n->kids[0].get(), core, s); }, st);
       return;
   }
+}
+
+// Both arms walked and merged (a missing else arm runs nothing), or only the arm that runs
+// when the condition's bounds decide it.
+void Walker::Branch(const Node* n, const ArmFn& arm, State& st) {
+  const bool has_else = n->kids.size() > 1;
+  if (const std::optional<bool> known = KnownCondition(n)) {
+    if (*known) arm(0, st);
+    if (!*known && has_else) arm(1, st);
+    return;
+  }
+  State t = st;
+  arm(0, t);
+  if (has_else) arm(1, st);
+  st = Merge(t, st);
 }
 
 void Walker::Loop(const Loops& loops, const BodyFn& body, State& st) {

@@ -118,6 +118,9 @@ class Walker {
   // A loop (one node per core walked together) iterated to its fixpoint; `body` walks one trip.
   using Loops = std::vector<std::pair<const Node*, int>>;  // (loop node, core)
   using BodyFn = std::function<void(State&)>;
+  // An `if` (one node, or one per core walked together); `arm(i, st)` walks arm i.
+  using ArmFn = std::function<void(int, State&)>;
+  void Branch(const Node* n, const ArmFn& arm, State& st);
   void Loop(const Loops& loops, const BodyFn& body, State& st);
   State LastTrip(const Loops& loops, const BodyFn& body, const State& entry);
   std::pair<State, State> Fixpoint(const Loops& loops, const BodyFn& body, const State& entry);

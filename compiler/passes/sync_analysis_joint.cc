@@ -156,16 +156,9 @@ void JointSchedule::Seq(const Node* a, const Node* b, State& st) {
 void JointSchedule::Together(const Node* a, const Node* b, State& st) {
   w_.Leaf(a, 0, st);
   w_.Leaf(b, 1, st);
-  if (a->kind == NodeKind::kIf) {
-    if (const std::optional<bool> known = KnownCondition(a)) {  // b's condition is the same
-      if (*known) Seq(a->kids[0].get(), b->kids[0].get(), st);
-      if (!*known && a->kids.size() > 1) Seq(a->kids[1].get(), b->kids[1].get(), st);
-      return;
-    }
-    State t = st;
-    Seq(a->kids[0].get(), b->kids[0].get(), t);
-    if (a->kids.size() > 1) Seq(a->kids[1].get(), b->kids[1].get(), st);
-    st = Merge(t, st);
+  if (a->kind == NodeKind::kIf) {  // b's condition and arms line up with a's
+    w_.Branch(
+        a, [&](int arm, State& s) { Seq(a->kids[arm].get(), b->kids[arm].get(), s); }, st);
     return;
   }
   w_.Loop(

@@ -5,6 +5,7 @@
 #include "compiler/passes/verify_sync.h"
 
 #include <array>
+#include <optional>
 #include <sstream>
 #include <variant>
 
@@ -125,17 +126,16 @@ SyncFinding FromFlag(const sync::FlagFinding& ff, ir::CoreKind core) {
 std::vector<SyncFinding> CheckSyncs(const ir::Kernel& kernel, const target::NpuTarget& target,
                                     const CheckSyncsOptions& options) {
   std::vector<SyncFinding> out;
-  const bool both =
-      HasScope(kernel, ir::CoreKind::kCube) && HasScope(kernel, ir::CoreKind::kVector);
-  sync::Program cube(kernel.body, target, ir::CoreKind::kCube);
-  sync::Program vector(kernel.body, target, ir::CoreKind::kVector);
+  const bool cube = HasScope(kernel, ir::CoreKind::kCube);
+  const bool vector = HasScope(kernel, ir::CoreKind::kVector);
+  std::optional<sync::Program> programs[2];
+  if (cube) programs[0].emplace(kernel.body, target, ir::CoreKind::kCube);
+  if (vector) programs[1].emplace(kernel.body, target, ir::CoreKind::kVector);
   std::array<sync::Analysis, 2> analyses;
-  if (both) {
-    analyses = sync::AnalyzeCores(cube, vector);
-  } else if (HasScope(kernel, ir::CoreKind::kCube)) {
-    analyses[0] = sync::Analyze(cube);
-  } else if (HasScope(kernel, ir::CoreKind::kVector)) {
-    analyses[1] = sync::Analyze(vector);
+  if (cube && vector) {
+    analyses = sync::AnalyzeCores(*programs[0], *programs[1]);
+  } else if (cube || vector) {
+    analyses[cube ? 0 : 1] = sync::Analyze(*programs[cube ? 0 : 1]);
   }
   for (int c = 0; c < 2; ++c) {
     const ir::CoreKind core = c == 0 ? ir::CoreKind::kCube : ir::CoreKind::kVector;
