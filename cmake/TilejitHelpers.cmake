@@ -21,6 +21,19 @@ function(tilejit_add_library name)
   tilejit_warnings(${name})
 endfunction()
 
+# tilejit_test_code(target): flags for test code, which is half of the build's compile time
+# and almost none of the suite's run time. -O1 in optimised builds (the code under test keeps
+# the build's flags). Unity batches: half of a test file's compile time is parsing the same
+# headers (gtest, the IR), so a target's files compile in batches of up to 8 per translation
+# unit (runner_tests: 66 s as 11 units, 20 s as one). A test file therefore keeps its helpers
+# in an anonymous namespace with names that do not clash with its target's other files.
+function(tilejit_test_code target)
+  if(CMAKE_BUILD_TYPE MATCHES "^(RelWithDebInfo|Release)$")
+    target_compile_options(${target} PRIVATE -O1)
+  endif()
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+endfunction()
+
 # tilejit_add_test(name LABEL label SOURCES ... LIBS ...): one gtest binary, every case
 # registered with CTest under the label (unit, e2e or heavy).
 function(tilejit_add_test name)
@@ -32,11 +45,7 @@ function(tilejit_add_test name)
     set(T_TIMEOUT 120)
   endif()
   add_executable(${name} ${T_SOURCES})
-  # Test code at -O1 in optimised builds: test sources are half of the build's compile time
-  # and almost none of the suite's run time (the code under test keeps the build's flags).
-  if(CMAKE_BUILD_TYPE MATCHES "^(RelWithDebInfo|Release)$")
-    target_compile_options(${name} PRIVATE -O1)
-  endif()
+  tilejit_test_code(${name})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gmock GTest::gtest GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE
     TILEJIT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"

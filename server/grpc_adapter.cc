@@ -14,6 +14,8 @@ namespace {
 
 constexpr int kMaxBatch = 256;
 constexpr size_t kMaxHandlesPerCall = 10000;
+// How close to its deadline a cancelled call counts as having run out of time (see MakeContext).
+constexpr std::chrono::milliseconds kDeadlineSlack{250};
 
 Status CheckHandleCount(int n) {
   if (static_cast<size_t>(n) > kMaxHandlesPerCall) {
@@ -84,7 +86,13 @@ CallContext TileJitGrpcService::MakeContext(grpc::ServerContext* ctx) {
     call.deadline = std::chrono::steady_clock::now() +
                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(remaining);
   }
-  call.cancelled = [ctx] { return ctx->IsCancelled(); };
+  // gRPC marks a call cancelled both when its caller cancels and when its deadline passes, and
+  // a client whose own deadline expires resets the stream a little before the server's copy of
+  // that deadline passes. A cancellation that close to the deadline is the deadline's: it reads
+  // as not cancelled here, and the deadline check (at most kDeadlineSlack later) reports it.
+  call.cancelled = [ctx, deadline = call.deadline] {
+    return ctx->IsCancelled() && std::chrono::steady_clock::now() + kDeadlineSlack < deadline;
+  };
   return call;
 }
 

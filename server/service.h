@@ -58,7 +58,9 @@ struct ServiceOptions {
 struct CallContext {
   std::string request_id;
   SteadyTime deadline = SteadyTime::max();
-  std::function<bool()> cancelled;  // may be null
+  // True once the caller has cancelled the call; a transport's own deadline expiry is not a
+  // cancellation (`deadline` covers it). May be null.
+  std::function<bool()> cancelled;
 };
 
 struct CompileOptions {

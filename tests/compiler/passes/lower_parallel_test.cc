@@ -14,7 +14,7 @@ namespace {
 
 using testing::PassRunner;
 
-constexpr std::string_view kHeader =
+constexpr std::string_view kParallelHeader =
     "param %p0: gm float32[64, 64] input\n"
     "param %p1: gm float32[64, 64] output\n"
     "out_idx = [1]\n"
@@ -23,8 +23,8 @@ constexpr std::string_view kHeader =
     "  alloc %ub_0: ub float32[64, 64]\n"
     "  alloc %ub_1: ub float32[64]\n";
 
-std::string Kernel(std::string_view body, std::string_view temps = "") {
-  return std::string(kHeader) + std::string(temps) + std::string(body) + "}\n";
+std::string ParallelKernel(std::string_view body, std::string_view temps = "") {
+  return std::string(kParallelHeader) + std::string(temps) + std::string(body) + "}\n";
 }
 
 // A 2-D nest over [64, 64] (%v0 rows, %v1 columns) around `stores`.
@@ -63,16 +63,16 @@ void ExpectShapeRulesHold(std::string_view text) {
 TEST(LowerParallel, TracerExampleBecomesMulThenRowBroadcastAddWithABarrier) {
   PassRunner r;
   std::string out =
-      r.Run(LowerParallel, Kernel(Nest2("      %ub_0[%v0, %v1] = %ub_0[%v0, %v1] * 2.0 + "
-                                        "%ub_1[%v0]\n") +
-                                  "  for %v2 in parallel(0, 64) {\n"
-                                  "    %ub_1[%v2] = %ub_1[%v2] + 1.0\n"
-                                  "  }\n"));
-  EXPECT_EQ(out, Kernel("  mul(%ub_2, %ub_0, 2.0)\n"
-                        "  barrier(v) {compiler}\n"
-                        "  add(%ub_0, %ub_2, %ub_1)\n"
-                        "  add(%ub_1, %ub_1, 1.0)\n",
-                        "  alloc %ub_2: ub float32[64, 64]\n"));
+      r.Run(LowerParallel, ParallelKernel(Nest2("      %ub_0[%v0, %v1] = %ub_0[%v0, %v1] * 2.0 + "
+                                                "%ub_1[%v0]\n") +
+                                          "  for %v2 in parallel(0, 64) {\n"
+                                          "    %ub_1[%v2] = %ub_1[%v2] + 1.0\n"
+                                          "  }\n"));
+  EXPECT_EQ(out, ParallelKernel("  mul(%ub_2, %ub_0, 2.0)\n"
+                                "  barrier(v) {compiler}\n"
+                                "  add(%ub_0, %ub_2, %ub_1)\n"
+                                "  add(%ub_1, %ub_1, 1.0)\n",
+                                "  alloc %ub_2: ub float32[64, 64]\n"));
   ExpectShapeRulesHold(out);
   EXPECT_EQ(r.ctx.stats["nests_lowered"], 2);
   EXPECT_EQ(r.ctx.stats["tile_ops"], 3);
@@ -83,149 +83,158 @@ TEST(LowerParallel, TracerExampleBecomesMulThenRowBroadcastAddWithABarrier) {
 TEST(LowerParallel, AutoSyncLeavesTheBarriersToSyncInsert) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;
-  std::string out = r.Run(LowerParallel, Kernel(Nest2("      %ub_0[%v0, %v1] = %ub_0[%v0, %v1] "
-                                                      "* 2.0 + %ub_1[%v0]\n")));
+  std::string out =
+      r.Run(LowerParallel, ParallelKernel(Nest2("      %ub_0[%v0, %v1] = %ub_0[%v0, %v1] "
+                                                "* 2.0 + %ub_1[%v0]\n")));
   EXPECT_EQ(out.find("barrier"), std::string::npos) << out;
 }
 
 TEST(LowerParallel, ScalarMinusTileIsNegateThenAddInPlace) {
   PassRunner r;
-  std::string out = r.Run(LowerParallel, Kernel(Nest2("      %ub_0[%v0, %v1] = 1.0 - %ub_0[%v0, "
-                                                      "%v1]\n")));
-  EXPECT_EQ(out, Kernel("  mul(%ub_0, %ub_0, -1.0)\n"
-                        "  barrier(v) {compiler}\n"
-                        "  add(%ub_0, %ub_0, 1.0)\n"));
+  std::string out =
+      r.Run(LowerParallel, ParallelKernel(Nest2("      %ub_0[%v0, %v1] = 1.0 - %ub_0[%v0, "
+                                                "%v1]\n")));
+  EXPECT_EQ(out, ParallelKernel("  mul(%ub_0, %ub_0, -1.0)\n"
+                                "  barrier(v) {compiler}\n"
+                                "  add(%ub_0, %ub_0, 1.0)\n"));
 }
 
 TEST(LowerParallel, RowVectorDividedByTileUsesReciprocal) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;
-  std::string out = r.Run(LowerParallel, Kernel(Nest2("      %ub_0[%v0, %v1] = %ub_1[%v0] / "
-                                                      "%ub_0[%v0, %v1]\n")));
-  EXPECT_EQ(out, Kernel("  reciprocal(%ub_0, %ub_0)\n"
-                        "  mul(%ub_0, %ub_0, %ub_1)\n"));
+  std::string out =
+      r.Run(LowerParallel, ParallelKernel(Nest2("      %ub_0[%v0, %v1] = %ub_1[%v0] / "
+                                                "%ub_0[%v0, %v1]\n")));
+  EXPECT_EQ(out, ParallelKernel("  reciprocal(%ub_0, %ub_0)\n"
+                                "  mul(%ub_0, %ub_0, %ub_1)\n"));
   ExpectShapeRulesHold(out);
 }
 
 TEST(LowerParallel, OneDimColumnVectorIsStagedAsAOneByCTile) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;
-  std::string out = r.Run(LowerParallel, Kernel(Nest2("      %ub_0[%v0, %v1] = %ub_0[%v0, %v1] "
-                                                      "- %ub_1[%v1]\n")));
-  EXPECT_EQ(out, Kernel("  copy(%ub_2, %ub_1)\n"
-                        "  sub(%ub_0, %ub_0, %ub_2)\n",
-                        "  alloc %ub_2: ub float32[1, 64]\n"));
+  std::string out =
+      r.Run(LowerParallel, ParallelKernel(Nest2("      %ub_0[%v0, %v1] = %ub_0[%v0, %v1] "
+                                                "- %ub_1[%v1]\n")));
+  EXPECT_EQ(out, ParallelKernel("  copy(%ub_2, %ub_1)\n"
+                                "  sub(%ub_0, %ub_0, %ub_2)\n",
+                                "  alloc %ub_2: ub float32[1, 64]\n"));
   ExpectShapeRulesHold(out);
 }
 
 TEST(LowerParallel, TwoDimRowAndColumnSlicesBroadcastDirectly) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;
-  std::string out =
-      r.Run(LowerParallel, Kernel(Nest2("      %ub_3[%v0, %v1] = %ub_3[%v0, %v1] * %ub_4[%v0, 0] "
-                                        "+ %ub_4[0, %v1]\n"),
-                                  "  alloc %ub_3: ub float32[64, 64]\n"
-                                  "  alloc %ub_4: ub float32[64, 64]\n"));
-  EXPECT_EQ(out, Kernel("  mul(%ub_4, %ub_2, %ub_3[:, 0:+1])\n"
-                        "  add(%ub_2, %ub_4, %ub_3[0:+1, :])\n",
-                        "  alloc %ub_2: ub float32[64, 64]\n"
-                        "  alloc %ub_3: ub float32[64, 64]\n"
-                        "  alloc %ub_4: ub float32[64, 64]\n"));
+  std::string out = r.Run(
+      LowerParallel, ParallelKernel(Nest2("      %ub_3[%v0, %v1] = %ub_3[%v0, %v1] * %ub_4[%v0, 0] "
+                                          "+ %ub_4[0, %v1]\n"),
+                                    "  alloc %ub_3: ub float32[64, 64]\n"
+                                    "  alloc %ub_4: ub float32[64, 64]\n"));
+  EXPECT_EQ(out, ParallelKernel("  mul(%ub_4, %ub_2, %ub_3[:, 0:+1])\n"
+                                "  add(%ub_2, %ub_4, %ub_3[0:+1, :])\n",
+                                "  alloc %ub_2: ub float32[64, 64]\n"
+                                "  alloc %ub_3: ub float32[64, 64]\n"
+                                "  alloc %ub_4: ub float32[64, 64]\n"));
   ExpectShapeRulesHold(out);
 }
 
 TEST(LowerParallel, RuntimeScalarExpAndCastToTheDestinationDtype) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;
-  std::string out =
-      r.Run(LowerParallel, Kernel(Nest2("      %ub_3[%v0, %v1] = cast<float16>(exp(%ub_0[%v0, "
-                                        "%v1] - %var_0[0]))\n"),
-                                  "  alloc %ub_3: ub float16[64, 64]\n"
-                                  "  alloc %var_0: var float32[1]\n"));
-  EXPECT_EQ(out, Kernel("  sub(%ub_3, %ub_0, %var_0[0])\n"
-                        "  exp(%ub_3, %ub_3)\n"
-                        "  cast(%ub_2, %ub_3) {mode=\"CAST_RINT\"}\n",
-                        "  alloc %ub_2: ub float16[64, 64]\n"
-                        "  alloc %var_0: var float32[1]\n"
-                        "  alloc %ub_3: ub float32[64, 64]\n"));
+  std::string out = r.Run(
+      LowerParallel, ParallelKernel(Nest2("      %ub_3[%v0, %v1] = cast<float16>(exp(%ub_0[%v0, "
+                                          "%v1] - %var_0[0]))\n"),
+                                    "  alloc %ub_3: ub float16[64, 64]\n"
+                                    "  alloc %var_0: var float32[1]\n"));
+  EXPECT_EQ(out, ParallelKernel("  sub(%ub_3, %ub_0, %var_0[0])\n"
+                                "  exp(%ub_3, %ub_3)\n"
+                                "  cast(%ub_2, %ub_3) {mode=\"CAST_RINT\"}\n",
+                                "  alloc %ub_2: ub float16[64, 64]\n"
+                                "  alloc %var_0: var float32[1]\n"
+                                "  alloc %ub_3: ub float32[64, 64]\n"));
 }
 
 TEST(LowerParallel, IfThenElseBecomesCompareAndSelect) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;
-  std::string out = r.Run(LowerParallel, Kernel(Nest2("      %ub_0[%v0, %v1] = select(%ub_0[%v0, "
-                                                      "%v1] > 0.0, %ub_0[%v0, %v1], 0.0)\n")));
-  EXPECT_EQ(out, Kernel("  compare(%ub_2, %ub_0, 0.0) {mode=\"GT\"}\n"
-                        "  select(%ub_0, %ub_2, %ub_0, 0.0) {mode=\"VSEL_TENSOR_SCALAR_MODE\"}\n",
-                        "  alloc %ub_2: ub uint8[64, 64]\n"));
+  std::string out =
+      r.Run(LowerParallel, ParallelKernel(Nest2("      %ub_0[%v0, %v1] = select(%ub_0[%v0, "
+                                                "%v1] > 0.0, %ub_0[%v0, %v1], 0.0)\n")));
+  EXPECT_EQ(
+      out, ParallelKernel("  compare(%ub_2, %ub_0, 0.0) {mode=\"GT\"}\n"
+                          "  select(%ub_0, %ub_2, %ub_0, 0.0) {mode=\"VSEL_TENSOR_SCALAR_MODE\"}\n",
+                          "  alloc %ub_2: ub uint8[64, 64]\n"));
 }
 
 TEST(LowerParallel, ScalarTrueBranchNegatesTheComparison) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;
-  std::string out = r.Run(LowerParallel, Kernel(Nest2("      %ub_0[%v0, %v1] = select(0.5 < "
-                                                      "%ub_0[%v0, %v1], 1.0, %ub_0[%v0, %v1])\n")));
+  std::string out =
+      r.Run(LowerParallel, ParallelKernel(Nest2("      %ub_0[%v0, %v1] = select(0.5 < "
+                                                "%ub_0[%v0, %v1], 1.0, %ub_0[%v0, %v1])\n")));
   // 0.5 < x  ==  x > 0.5; the scalar 1.0 goes second, so the mask is x <= 0.5.
-  EXPECT_EQ(out, Kernel("  compare(%ub_2, %ub_0, 0.5) {mode=\"LE\"}\n"
-                        "  select(%ub_0, %ub_2, %ub_0, 1.0) {mode=\"VSEL_TENSOR_SCALAR_MODE\"}\n",
-                        "  alloc %ub_2: ub uint8[64, 64]\n"));
+  EXPECT_EQ(
+      out, ParallelKernel("  compare(%ub_2, %ub_0, 0.5) {mode=\"LE\"}\n"
+                          "  select(%ub_0, %ub_2, %ub_0, 1.0) {mode=\"VSEL_TENSOR_SCALAR_MODE\"}\n",
+                          "  alloc %ub_2: ub uint8[64, 64]\n"));
 }
 
 TEST(LowerParallel, ConstantStoreIsAFillAndOffsetsBecomeRegionMins) {
   PassRunner r;
-  std::string out = r.Run(LowerParallel, Kernel("  for %v0 in serial(0, 2) {\n"
-                                                "    for %v1 in parallel(0, 32) {\n"
-                                                "      for %v2 in parallel(0, 64) {\n"
-                                                "        %ub_0[%v0 * 32 + %v1, %v2] = 0.0\n"
-                                                "      }\n"
-                                                "    }\n"
-                                                "  }\n"));
-  EXPECT_EQ(out, Kernel("  for %v0 in serial(0, 2) {\n"
-                        "    fill(%ub_0[%v0 * 32:+32, :], 0.0)\n"
-                        "  }\n"));
+  std::string out = r.Run(LowerParallel, ParallelKernel("  for %v0 in serial(0, 2) {\n"
+                                                        "    for %v1 in parallel(0, 32) {\n"
+                                                        "      for %v2 in parallel(0, 64) {\n"
+                                                        "        %ub_0[%v0 * 32 + %v1, %v2] = 0.0\n"
+                                                        "      }\n"
+                                                        "    }\n"
+                                                        "  }\n"));
+  EXPECT_EQ(out, ParallelKernel("  for %v0 in serial(0, 2) {\n"
+                                "    fill(%ub_0[%v0 * 32:+32, :], 0.0)\n"
+                                "  }\n"));
 }
 
 TEST(LowerParallel, ReadingTheDestinationElsewhereGoesThroughATemporary) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;
-  std::string out = r.Run(LowerParallel, Kernel("  for %v0 in parallel(0, 56) {\n"
-                                                "    %ub_1[%v0] = %ub_1[%v0 + 8] * 2.0\n"
-                                                "  }\n"));
-  EXPECT_EQ(out, Kernel("  mul(%ub_2, %ub_1[8:+56], 2.0)\n"
-                        "  copy(%ub_1[0:+56], %ub_2)\n",
-                        "  alloc %ub_2: ub float32[56]\n"));
+  std::string out = r.Run(LowerParallel, ParallelKernel("  for %v0 in parallel(0, 56) {\n"
+                                                        "    %ub_1[%v0] = %ub_1[%v0 + 8] * 2.0\n"
+                                                        "  }\n"));
+  EXPECT_EQ(out, ParallelKernel("  mul(%ub_2, %ub_1[8:+56], 2.0)\n"
+                                "  copy(%ub_1[0:+56], %ub_2)\n",
+                                "  alloc %ub_2: ub float32[56]\n"));
 }
 
 TEST(LowerParallel, LetsInsideTheNestAreInlined) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;
-  std::string out = r.Run(LowerParallel, Kernel("  for %v0 in parallel(0, 64) {\n"
-                                                "    let %v1: float32 = %ub_1[%v0] * 3.0\n"
-                                                "    %ub_1[%v0] = %v1 + %v1\n"
-                                                "  }\n"));
-  EXPECT_EQ(out, Kernel("  mul(%ub_2, %ub_1, 3.0)\n"
-                        "  mul(%ub_3, %ub_1, 3.0)\n"
-                        "  add(%ub_1, %ub_2, %ub_3)\n",
-                        "  alloc %ub_2: ub float32[64]\n"
-                        "  alloc %ub_3: ub float32[64]\n"));
+  std::string out = r.Run(LowerParallel, ParallelKernel("  for %v0 in parallel(0, 64) {\n"
+                                                        "    let %v1: float32 = %ub_1[%v0] * 3.0\n"
+                                                        "    %ub_1[%v0] = %v1 + %v1\n"
+                                                        "  }\n"));
+  EXPECT_EQ(out, ParallelKernel("  mul(%ub_2, %ub_1, 3.0)\n"
+                                "  mul(%ub_3, %ub_1, 3.0)\n"
+                                "  add(%ub_1, %ub_2, %ub_3)\n",
+                                "  alloc %ub_2: ub float32[64]\n"
+                                "  alloc %ub_3: ub float32[64]\n"));
 }
 
 TEST(LowerParallel, TemporariesAreReusedAcrossStores) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;
-  std::string out = r.Run(LowerParallel, Kernel(Nest2("      %ub_0[%v0, %v1] = %ub_0[%v0, %v1] "
-                                                      "* 2.0 + 1.0 * %ub_1[%v0]\n"
-                                                      "      %ub_0[%v0, %v1] = %ub_0[%v0, %v1] "
-                                                      "* 3.0 + %ub_1[%v0]\n")));
+  std::string out =
+      r.Run(LowerParallel, ParallelKernel(Nest2("      %ub_0[%v0, %v1] = %ub_0[%v0, %v1] "
+                                                "* 2.0 + 1.0 * %ub_1[%v0]\n"
+                                                "      %ub_0[%v0, %v1] = %ub_0[%v0, %v1] "
+                                                "* 3.0 + %ub_1[%v0]\n")));
   // The second store reuses the first one's [64, 64] temporary; the [64] one holds the row
   // operand 1.0 * %ub_1 (a per-row value).
-  EXPECT_EQ(out, Kernel("  mul(%ub_2, %ub_0, 2.0)\n"
-                        "  mul(%ub_3, %ub_1, 1.0)\n"
-                        "  add(%ub_0, %ub_2, %ub_3)\n"
-                        "  mul(%ub_2, %ub_0, 3.0)\n"
-                        "  add(%ub_0, %ub_2, %ub_1)\n",
-                        "  alloc %ub_2: ub float32[64, 64]\n"
-                        "  alloc %ub_3: ub float32[64]\n"));
+  EXPECT_EQ(out, ParallelKernel("  mul(%ub_2, %ub_0, 2.0)\n"
+                                "  mul(%ub_3, %ub_1, 1.0)\n"
+                                "  add(%ub_0, %ub_2, %ub_3)\n"
+                                "  mul(%ub_2, %ub_0, 3.0)\n"
+                                "  add(%ub_0, %ub_2, %ub_1)\n",
+                                "  alloc %ub_2: ub float32[64, 64]\n"
+                                "  alloc %ub_3: ub float32[64]\n"));
   ExpectShapeRulesHold(out);
 }
 
@@ -233,7 +242,7 @@ TEST(LowerParallel, TemporariesAreReusedAcrossStores) {
 
 std::string ErrorOf(std::string_view body, std::string_view allocs = "") {
   PassRunner r;
-  EXPECT_EQ(r.Run(LowerParallel, Kernel(body, allocs)), "");
+  EXPECT_EQ(r.Run(LowerParallel, ParallelKernel(body, allocs)), "");
   return r.FirstError();
 }
 
@@ -253,8 +262,9 @@ TEST(LowerParallel, NonAffineIndexIsADiagnostic) {
 
 TEST(LowerParallel, ReductionPatternIsADiagnostic) {
   PassRunner r;
-  EXPECT_EQ(
-      r.Run(LowerParallel, Kernel(Nest2("      %ub_1[%v0] = %ub_1[%v0] + %ub_0[%v0, %v1]\n"))), "");
+  EXPECT_EQ(r.Run(LowerParallel,
+                  ParallelKernel(Nest2("      %ub_1[%v0] = %ub_1[%v0] + %ub_0[%v0, %v1]\n"))),
+            "");
   EXPECT_EQ(r.FirstError(),
             "T.Parallel store to 'ub_1' does not use every loop var of the nest (a reduction "
             "pattern or a repeated write); use reduce_sum/max/min");

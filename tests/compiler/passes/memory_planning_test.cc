@@ -14,32 +14,33 @@ namespace {
 
 using testing::PassRunner;
 
-constexpr std::string_view kHeader = R"(param %p0: gm float32[64, 64] input
+constexpr std::string_view kPlanningHeader = R"(param %p0: gm float32[64, 64] input
 out_idx = []
 workspace_idx = []
 )";
 
-std::string Kernel(std::string_view body) {
-  return std::string(kHeader) + "launch(1, threads=0) (%cid, %vid) {\n" + std::string(body) + "}\n";
+std::string PlanningKernel(std::string_view body) {
+  return std::string(kPlanningHeader) + "launch(1, threads=0) (%cid, %vid) {\n" +
+         std::string(body) + "}\n";
 }
 
 TEST(MemoryPlanning, PlacesBuffersSequentiallyPerMemoryWithLayoutSizes) {
   PassRunner r;
-  std::string out = r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[32, 64]\n"
-                                                 "  alloc %l1_0: l1 float16[128, 64]\n"
-                                                 "  alloc %ub_1: ub float32[32]\n"
-                                                 "  alloc %l1_1: l1 float16[64, 256]\n"
-                                                 "  alloc %ub_2: ub float16[16, 20]\n"
-                                                 "  alloc %l0c_0: l0c float32[128, 256]\n"
-                                                 "  alloc %ub_3: ub float32[8]\n"));
+  std::string out = r.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[32, 64]\n"
+                                                         "  alloc %l1_0: l1 float16[128, 64]\n"
+                                                         "  alloc %ub_1: ub float32[32]\n"
+                                                         "  alloc %l1_1: l1 float16[64, 256]\n"
+                                                         "  alloc %ub_2: ub float16[16, 20]\n"
+                                                         "  alloc %l0c_0: l0c float32[128, 256]\n"
+                                                         "  alloc %ub_3: ub float32[8]\n"));
   // ub: 8192 B, then a dense 1-D 128 B, then 16 rows padded to 64 B; l1: zN 16384 B then 32768 B.
-  EXPECT_EQ(out, Kernel("  alloc %ub_0: ub float32[32, 64] @0\n"
-                        "  alloc %l1_0: l1 float16[128, 64] @0\n"
-                        "  alloc %ub_1: ub float32[32] @8192\n"
-                        "  alloc %l1_1: l1 float16[64, 256] @16384\n"
-                        "  alloc %ub_2: ub float16[16, 20] @8320\n"
-                        "  alloc %l0c_0: l0c float32[128, 256] @0\n"
-                        "  alloc %ub_3: ub float32[8] @9344\n"));
+  EXPECT_EQ(out, PlanningKernel("  alloc %ub_0: ub float32[32, 64] @0\n"
+                                "  alloc %l1_0: l1 float16[128, 64] @0\n"
+                                "  alloc %ub_1: ub float32[32] @8192\n"
+                                "  alloc %l1_1: l1 float16[64, 256] @16384\n"
+                                "  alloc %ub_2: ub float16[16, 20] @8320\n"
+                                "  alloc %l0c_0: l0c float32[128, 256] @0\n"
+                                "  alloc %ub_3: ub float32[8] @9344\n"));
   EXPECT_EQ(r.ctx.stats["onchip_bytes_ub"], 9376);
   EXPECT_EQ(r.ctx.stats["onchip_bytes_l1"], 49152);
   EXPECT_EQ(r.ctx.stats["onchip_bytes_l0c"], 131072);
@@ -49,41 +50,41 @@ TEST(MemoryPlanning, PlacesBuffersSequentiallyPerMemoryWithLayoutSizes) {
 TEST(MemoryPlanning, PadsFractalTilesAndAlignsL0Buffers) {
   PassRunner r;
   // l0a f16 [20, 20]: 2 x 2 fractals of 512 B; l0c f32 [20, 20]: 32 x 16 x 4 x 2 = 4096 B.
-  std::string out = r.Run(MemoryPlanning, Kernel("  alloc %l0a_0: l0a float16[20, 20]\n"
-                                                 "  alloc %l0a_1: l0a float16[16, 16]\n"
-                                                 "  alloc %l0c_0: l0c float32[20, 20]\n"
-                                                 "  alloc %l0c_1: l0c float32[16, 16]\n"));
-  EXPECT_EQ(out, Kernel("  alloc %l0a_0: l0a float16[20, 20] @0\n"
-                        "  alloc %l0a_1: l0a float16[16, 16] @2048\n"
-                        "  alloc %l0c_0: l0c float32[20, 20] @0\n"
-                        "  alloc %l0c_1: l0c float32[16, 16] @4096\n"));
+  std::string out = r.Run(MemoryPlanning, PlanningKernel("  alloc %l0a_0: l0a float16[20, 20]\n"
+                                                         "  alloc %l0a_1: l0a float16[16, 16]\n"
+                                                         "  alloc %l0c_0: l0c float32[20, 20]\n"
+                                                         "  alloc %l0c_1: l0c float32[16, 16]\n"));
+  EXPECT_EQ(out, PlanningKernel("  alloc %l0a_0: l0a float16[20, 20] @0\n"
+                                "  alloc %l0a_1: l0a float16[16, 16] @2048\n"
+                                "  alloc %l0c_0: l0c float32[20, 20] @0\n"
+                                "  alloc %l0c_1: l0c float32[16, 16] @4096\n"));
 }
 
 TEST(MemoryPlanning, KeepsAnnotatedAddressesAndFillsTheGapsAroundThem) {
   PassRunner r;
-  std::string out = r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[8, 64] @4096\n"
-                                                 "  alloc %ub_1: ub float32[16, 64]\n"
-                                                 "  alloc %ub_2: ub float32[8, 64]\n"
-                                                 "  alloc %ub_3: ub float32[8]\n"));
-  EXPECT_EQ(out, Kernel("  alloc %ub_0: ub float32[8, 64] @4096\n"
-                        "  alloc %ub_1: ub float32[16, 64] @0\n"
-                        "  alloc %ub_2: ub float32[8, 64] @6144\n"
-                        "  alloc %ub_3: ub float32[8] @8192\n"));
+  std::string out = r.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[8, 64] @4096\n"
+                                                         "  alloc %ub_1: ub float32[16, 64]\n"
+                                                         "  alloc %ub_2: ub float32[8, 64]\n"
+                                                         "  alloc %ub_3: ub float32[8]\n"));
+  EXPECT_EQ(out, PlanningKernel("  alloc %ub_0: ub float32[8, 64] @4096\n"
+                                "  alloc %ub_1: ub float32[16, 64] @0\n"
+                                "  alloc %ub_2: ub float32[8, 64] @6144\n"
+                                "  alloc %ub_3: ub float32[8] @8192\n"));
 }
 
 TEST(MemoryPlanning, SkipsOverAnAnnotatedBufferTheNextOneWouldHit) {
   PassRunner r;
-  std::string out = r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[8, 64]\n"
-                                                 "  alloc %ub_1: ub float32[8] @2080\n"
-                                                 "  alloc %ub_2: ub float32[8, 64]\n"));
-  EXPECT_EQ(out, Kernel("  alloc %ub_0: ub float32[8, 64] @0\n"
-                        "  alloc %ub_1: ub float32[8] @2080\n"
-                        "  alloc %ub_2: ub float32[8, 64] @2112\n"));
+  std::string out = r.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[8, 64]\n"
+                                                         "  alloc %ub_1: ub float32[8] @2080\n"
+                                                         "  alloc %ub_2: ub float32[8, 64]\n"));
+  EXPECT_EQ(out, PlanningKernel("  alloc %ub_0: ub float32[8, 64] @0\n"
+                                "  alloc %ub_1: ub float32[8] @2080\n"
+                                "  alloc %ub_2: ub float32[8, 64] @2112\n"));
 }
 
 TEST(MemoryPlanning, LeavesAKernelWithoutOnChipBuffersUntouched) {
   PassRunner r;
-  Result<ir::Kernel> in = ir::ParseTileIrString(Kernel("  alloc %var_0: var int32[1]\n"));
+  Result<ir::Kernel> in = ir::ParseTileIrString(PlanningKernel("  alloc %var_0: var int32[1]\n"));
   ASSERT_TRUE(in.ok());
   Result<ir::Kernel> out = MemoryPlanning(*in, r.ctx);
   ASSERT_TRUE(out.ok());
@@ -92,7 +93,7 @@ TEST(MemoryPlanning, LeavesAKernelWithoutOnChipBuffersUntouched) {
 
 TEST(MemoryPlanning, MisalignedAnnotationIsADiagnostic) {
   PassRunner r;
-  EXPECT_EQ(r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[8, 64] @100\n")), "");
+  EXPECT_EQ(r.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[8, 64] @100\n")), "");
   EXPECT_EQ(r.FirstError(),
             "annotated address 100 of ub buffer 'ub_0' is not a multiple of its alignment 32");
   EXPECT_EQ(r.FirstErrorLine(), 5u);
@@ -100,15 +101,16 @@ TEST(MemoryPlanning, MisalignedAnnotationIsADiagnostic) {
 
 TEST(MemoryPlanning, L0aAnnotationMustBeFractalAligned) {
   PassRunner r;
-  EXPECT_EQ(r.Run(MemoryPlanning, Kernel("  alloc %l0a_0: l0a float16[16, 16] @256\n")), "");
+  EXPECT_EQ(r.Run(MemoryPlanning, PlanningKernel("  alloc %l0a_0: l0a float16[16, 16] @256\n")),
+            "");
   EXPECT_EQ(r.FirstError(),
             "annotated address 256 of l0a buffer 'l0a_0' is not a multiple of its alignment 512");
 }
 
 TEST(MemoryPlanning, OverlappingAnnotationsAreADiagnostic) {
   PassRunner r;
-  EXPECT_EQ(r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[8, 64] @0\n"
-                                         "  alloc %ub_1: ub float32[8, 64] @1024\n")),
+  EXPECT_EQ(r.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[8, 64] @0\n"
+                                                 "  alloc %ub_1: ub float32[8, 64] @1024\n")),
             "");
   EXPECT_EQ(r.FirstError(),
             "annotated ub buffers 'ub_0' at [0, 2048) and 'ub_1' at [1024, 3072) overlap");
@@ -117,16 +119,17 @@ TEST(MemoryPlanning, OverlappingAnnotationsAreADiagnostic) {
 
 TEST(MemoryPlanning, AnnotationPastTheEndOfMemoryIsADiagnostic) {
   PassRunner r;
-  EXPECT_EQ(r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[8, 64] @196096\n")), "");
+  EXPECT_EQ(r.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[8, 64] @196096\n")),
+            "");
   EXPECT_EQ(r.FirstError(),
             "ub buffer 'ub_0' annotated at [196096, 198144) runs past the 196608 bytes of ub");
 }
 
 TEST(MemoryPlanning, CapacityOverflowNamesBufferMemoryAndBytes) {
   PassRunner r;
-  EXPECT_EQ(r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[32, 64]\n"
-                                         "  alloc %ub_1: ub float32[256, 256]\n"
-                                         "  alloc %ub_2: ub float32[8]\n")),
+  EXPECT_EQ(r.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[32, 64]\n"
+                                                 "  alloc %ub_1: ub float32[256, 256]\n"
+                                                 "  alloc %ub_2: ub float32[8]\n")),
             "");
   ASSERT_EQ(r.diag.diagnostics().size(), 1u);
   const Diagnostic& d = r.diag.diagnostics()[0];
@@ -142,20 +145,20 @@ TEST(MemoryPlanning, CapacityOverflowNamesBufferMemoryAndBytes) {
 TEST(MemoryPlanning, WarnsThatPlanningWithoutAutoSyncDoesNotReuse) {
   PassRunner r;
   r.ctx.configs.memory_planning = true;
-  EXPECT_NE(r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[8]\n")), "");
+  EXPECT_NE(r.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[8]\n")), "");
   ASSERT_EQ(r.Messages(Severity::kWarning).size(), 1u);
   EXPECT_NE(r.Messages(Severity::kWarning)[0].find("without reuse"), std::string::npos);
 
   PassRunner quiet;
   quiet.ctx.configs.memory_planning = true;
   quiet.ctx.configs.auto_sync = true;
-  EXPECT_NE(quiet.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[8]\n")), "");
+  EXPECT_NE(quiet.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[8]\n")), "");
   EXPECT_TRUE(quiet.Messages(Severity::kWarning).empty());
 }
 
 TEST(MemoryPlanning, UnresolvedScopeIsADiagnostic) {
   PassRunner r;
-  EXPECT_EQ(r.Run(MemoryPlanning, Kernel("  alloc %shared_0: shared float32[8, 8]\n")), "");
+  EXPECT_EQ(r.Run(MemoryPlanning, PlanningKernel("  alloc %shared_0: shared float32[8, 8]\n")), "");
   EXPECT_EQ(r.FirstError(),
             "buffer 'shared_0' still has the unresolved scope shared; memory planning needs l1, "
             "l0a, l0b, l0c or ub");
@@ -171,27 +174,27 @@ struct ReuseRunner : PassRunner {
 
 TEST(MemoryPlanningReuse, BuffersWithDisjointLifetimesShareBytes) {
   ReuseRunner r;
-  std::string out = r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[64, 64]\n"
-                                                 "  alloc %ub_1: ub float32[32, 64]\n"
-                                                 "  alloc %ub_2: ub float32[64, 64]\n"
-                                                 "  copy(%ub_0, %p0)\n"
-                                                 "  copy(%ub_1, %p0[0:+32, :])\n"
-                                                 "  copy(%p0, %ub_0)\n"
-                                                 "  copy(%ub_2, %p0)\n"
-                                                 "  add(%ub_2, %ub_2, %ub_2)\n"
-                                                 "  copy(%p0[0:+32, :], %ub_1)\n"
-                                                 "  copy(%p0, %ub_2)\n"));
+  std::string out = r.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[64, 64]\n"
+                                                         "  alloc %ub_1: ub float32[32, 64]\n"
+                                                         "  alloc %ub_2: ub float32[64, 64]\n"
+                                                         "  copy(%ub_0, %p0)\n"
+                                                         "  copy(%ub_1, %p0[0:+32, :])\n"
+                                                         "  copy(%p0, %ub_0)\n"
+                                                         "  copy(%ub_2, %p0)\n"
+                                                         "  add(%ub_2, %ub_2, %ub_2)\n"
+                                                         "  copy(%p0[0:+32, :], %ub_1)\n"
+                                                         "  copy(%p0, %ub_2)\n"));
   // ub_0 dies before ub_2 is first written; ub_1 overlaps both.
-  EXPECT_EQ(out, Kernel("  alloc %ub_0: ub float32[64, 64] @0\n"
-                        "  alloc %ub_1: ub float32[32, 64] @16384\n"
-                        "  alloc %ub_2: ub float32[64, 64] @0\n"
-                        "  copy(%ub_0, %p0)\n"
-                        "  copy(%ub_1, %p0[0:+32, :])\n"
-                        "  copy(%p0, %ub_0)\n"
-                        "  copy(%ub_2, %p0)\n"
-                        "  add(%ub_2, %ub_2, %ub_2)\n"
-                        "  copy(%p0[0:+32, :], %ub_1)\n"
-                        "  copy(%p0, %ub_2)\n"));
+  EXPECT_EQ(out, PlanningKernel("  alloc %ub_0: ub float32[64, 64] @0\n"
+                                "  alloc %ub_1: ub float32[32, 64] @16384\n"
+                                "  alloc %ub_2: ub float32[64, 64] @0\n"
+                                "  copy(%ub_0, %p0)\n"
+                                "  copy(%ub_1, %p0[0:+32, :])\n"
+                                "  copy(%p0, %ub_0)\n"
+                                "  copy(%ub_2, %p0)\n"
+                                "  add(%ub_2, %ub_2, %ub_2)\n"
+                                "  copy(%p0[0:+32, :], %ub_1)\n"
+                                "  copy(%p0, %ub_2)\n"));
   EXPECT_EQ(r.ctx.stats["onchip_bytes_ub"], 16384 + 8192);
 }
 
@@ -199,19 +202,19 @@ TEST(MemoryPlanningReuse, BuffersUsedInALoopLiveForTheWholeLoop) {
   ReuseRunner r;
   // ub_0 comes from before the loop, ub_1 and ub_2 are only used in disjoint parts of one
   // iteration (kept apart so iterations can overlap), ub_3 only after the loop.
-  std::string out = r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[8, 64]\n"
-                                                 "  alloc %ub_1: ub float32[8, 64]\n"
-                                                 "  alloc %ub_2: ub float32[8, 64]\n"
-                                                 "  alloc %ub_3: ub float32[8, 64]\n"
-                                                 "  copy(%ub_0, %p0[0:+8, :])\n"
-                                                 "  for %v0 in serial(0, 4) {\n"
-                                                 "    copy(%ub_1, %p0[%v0 * 8:+8, :])\n"
-                                                 "    copy(%p0[%v0 * 8:+8, :], %ub_1)\n"
-                                                 "    copy(%ub_2, %ub_0)\n"
-                                                 "    copy(%p0[%v0 * 8:+8, :], %ub_2)\n"
-                                                 "  }\n"
-                                                 "  copy(%ub_3, %p0[0:+8, :])\n"
-                                                 "  copy(%p0[0:+8, :], %ub_3)\n"));
+  std::string out = r.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[8, 64]\n"
+                                                         "  alloc %ub_1: ub float32[8, 64]\n"
+                                                         "  alloc %ub_2: ub float32[8, 64]\n"
+                                                         "  alloc %ub_3: ub float32[8, 64]\n"
+                                                         "  copy(%ub_0, %p0[0:+8, :])\n"
+                                                         "  for %v0 in serial(0, 4) {\n"
+                                                         "    copy(%ub_1, %p0[%v0 * 8:+8, :])\n"
+                                                         "    copy(%p0[%v0 * 8:+8, :], %ub_1)\n"
+                                                         "    copy(%ub_2, %ub_0)\n"
+                                                         "    copy(%p0[%v0 * 8:+8, :], %ub_2)\n"
+                                                         "  }\n"
+                                                         "  copy(%ub_3, %p0[0:+8, :])\n"
+                                                         "  copy(%p0[0:+8, :], %ub_3)\n"));
   EXPECT_NE(out.find("alloc %ub_0: ub float32[8, 64] @0\n"), std::string::npos) << out;
   EXPECT_NE(out.find("alloc %ub_1: ub float32[8, 64] @2048\n"), std::string::npos) << out;
   EXPECT_NE(out.find("alloc %ub_2: ub float32[8, 64] @4096\n"), std::string::npos) << out;
@@ -220,12 +223,12 @@ TEST(MemoryPlanningReuse, BuffersUsedInALoopLiveForTheWholeLoop) {
 
 TEST(MemoryPlanningReuse, AnnotatedBuffersKeepTheirBytesForTheWholeKernel) {
   ReuseRunner r;
-  std::string out = r.Run(MemoryPlanning, Kernel("  alloc %ub_0: ub float32[8, 64] @0\n"
-                                                 "  alloc %ub_1: ub float32[8, 64]\n"
-                                                 "  copy(%ub_0, %p0[0:+8, :])\n"
-                                                 "  copy(%p0[0:+8, :], %ub_0)\n"
-                                                 "  copy(%ub_1, %p0[0:+8, :])\n"
-                                                 "  copy(%p0[0:+8, :], %ub_1)\n"));
+  std::string out = r.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[8, 64] @0\n"
+                                                         "  alloc %ub_1: ub float32[8, 64]\n"
+                                                         "  copy(%ub_0, %p0[0:+8, :])\n"
+                                                         "  copy(%p0[0:+8, :], %ub_0)\n"
+                                                         "  copy(%ub_1, %p0[0:+8, :])\n"
+                                                         "  copy(%p0[0:+8, :], %ub_1)\n"));
   EXPECT_NE(out.find("alloc %ub_1: ub float32[8, 64] @2048\n"), std::string::npos) << out;
 }
 
@@ -284,22 +287,22 @@ TEST(MemoryPlanningReuse, OverflowWithReuseCountsOnlyBuffersLiveAtTheSameTime) {
 
 TEST(MemoryPlanningReuse, PlansEachCoreProgramOfACombinedBody) {
   ReuseRunner r;
-  std::string out = r.Run(MemoryPlanning, Kernel("  alloc %l1_0: l1 float16[64, 64]\n"
-                                                 "  alloc %l1_1: l1 float16[64, 64]\n"
-                                                 "  alloc %ub_0: ub float32[64, 64]\n"
-                                                 "  alloc %ub_1: ub float32[64, 64]\n"
-                                                 "  scope cube {\n"
-                                                 "    copy(%l1_0, %p0)\n"
-                                                 "    copy(%p0, %l1_0)\n"
-                                                 "    copy(%l1_1, %p0)\n"
-                                                 "    copy(%p0, %l1_1)\n"
-                                                 "  }\n"
-                                                 "  scope vector {\n"
-                                                 "    copy(%ub_0, %p0)\n"
-                                                 "    copy(%ub_1, %p0)\n"
-                                                 "    copy(%p0, %ub_0)\n"
-                                                 "    copy(%p0, %ub_1)\n"
-                                                 "  }\n"));
+  std::string out = r.Run(MemoryPlanning, PlanningKernel("  alloc %l1_0: l1 float16[64, 64]\n"
+                                                         "  alloc %l1_1: l1 float16[64, 64]\n"
+                                                         "  alloc %ub_0: ub float32[64, 64]\n"
+                                                         "  alloc %ub_1: ub float32[64, 64]\n"
+                                                         "  scope cube {\n"
+                                                         "    copy(%l1_0, %p0)\n"
+                                                         "    copy(%p0, %l1_0)\n"
+                                                         "    copy(%l1_1, %p0)\n"
+                                                         "    copy(%p0, %l1_1)\n"
+                                                         "  }\n"
+                                                         "  scope vector {\n"
+                                                         "    copy(%ub_0, %p0)\n"
+                                                         "    copy(%ub_1, %p0)\n"
+                                                         "    copy(%p0, %ub_0)\n"
+                                                         "    copy(%p0, %ub_1)\n"
+                                                         "  }\n"));
   EXPECT_NE(out.find("alloc %l1_0: l1 float16[64, 64] @0\n"), std::string::npos) << out;
   EXPECT_NE(out.find("alloc %l1_1: l1 float16[64, 64] @0\n"), std::string::npos) << out;
   EXPECT_NE(out.find("alloc %ub_0: ub float32[64, 64] @0\n"), std::string::npos) << out;

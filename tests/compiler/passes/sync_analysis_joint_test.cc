@@ -14,7 +14,7 @@
 namespace tilejit::passes::sync {
 namespace {
 
-constexpr std::string_view kHeader = R"(param %p0: gm float16[64, 64] input
+constexpr std::string_view kJointHeader = R"(param %p0: gm float16[64, 64] input
 param %p1: gm float32[64, 64] output
 out_idx = [1]
 workspace_idx = []
@@ -23,7 +23,7 @@ launch(1, threads=1) (%cid, %vid) {
   alloc %l0a_0: l0a float16[64, 64] @0
 )";
 
-struct Analyzed {
+struct JointAnalyzed {
   SourceManager sources;
   DiagnosticEngine diag{&sources};
   ir::Kernel kernel;
@@ -33,9 +33,9 @@ struct Analyzed {
 };
 
 // A cube program and a vector program of one kernel, analysed both ways.
-std::unique_ptr<Analyzed> Analyze2(std::string_view cube, std::string_view vector) {
-  auto a = std::make_unique<Analyzed>();
-  const std::string text = std::string(kHeader) + "  scope cube {\n" + std::string(cube) +
+std::unique_ptr<JointAnalyzed> Analyze2(std::string_view cube, std::string_view vector) {
+  auto a = std::make_unique<JointAnalyzed>();
+  const std::string text = std::string(kJointHeader) + "  scope cube {\n" + std::string(cube) +
                            "  }\n  scope vector {\n" + std::string(vector) + "  }\n}\n";
   Result<ir::Kernel> k = ir::ParseTileIr(text, &a->sources, &a->diag, "t.tir");
   EXPECT_TRUE(k.ok()) << a->diag.RenderAll();

@@ -8,13 +8,16 @@
 
 #include "compiler/target/binary.h"
 #include "tests/compiler/target/binary_samples.h"
+#include "tests/compiler/target/binary_test_util.h"
 
 namespace tilejit::target {
 namespace {
 
 using testing::BuildRaw;
 using testing::Bytes;
+using testing::ExpectRejected;
 using ::testing::HasSubstr;
+using testing::ReplaceOnce;
 using testing::SampleBinary;
 using testing::SectionHeaderOffset;
 using testing::StandardSections;
@@ -23,15 +26,7 @@ using testing::StandardSections;
 constexpr size_t kShName = 0, kShType = 4, kShOffset = 24, kShSize = 32, kShAlign = 48;
 constexpr size_t kAicIdx = 1, kAivIdx = 2, kMetaIdx = 3, kLinesIdx = 4, kStrIdx = 5;
 
-std::vector<uint8_t> Sample() { return BuildRaw(StandardSections(SampleBinary())); }
-
-void ExpectRejected(const std::vector<uint8_t>& bytes, StatusCode code, const std::string& text) {
-  ASSERT_FALSE(bytes.empty()) << "the test failed to build its image";
-  auto r = ReadKernelBinary(bytes);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), code) << r.status();
-  EXPECT_THAT(r.status().message(), HasSubstr(text));
-}
+std::vector<uint8_t> SampleImage() { return BuildRaw(StandardSections(SampleBinary())); }
 
 void PatchShdr(std::vector<uint8_t>& bytes, size_t index, size_t field, uint64_t value,
                size_t width) {
@@ -50,97 +45,91 @@ std::vector<uint8_t> WithMeta(const std::string& meta) {
   return BuildRaw(sections);
 }
 
-std::string Replace(std::string s, const std::string& from, const std::string& to) {
-  const size_t at = s.find(from);
-  if (at != std::string::npos) s.replace(at, from.size(), to);
-  return s;
-}
-
 TEST(KernelBinaryReader, AcceptsTheSampleBuiltByHand) {
-  auto r = ReadKernelBinary(Sample());
+  auto r = ReadKernelBinary(SampleImage());
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(*r, SampleBinary());
 }
 
 TEST(KernelBinaryReader, RejectsSectionTableOutOfRange) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   elf::StoreLe(bytes.data() + 40, bytes.size() - 8, 8);
   ExpectRejected(bytes, StatusCode::kCorruption, "section header table extends past");
 }
 
 TEST(KernelBinaryReader, RejectsMisalignedSectionTable) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   elf::StoreLe(bytes.data() + 40, elf::LoadLe(bytes.data() + 40, 8) - 4, 8);
   ExpectRejected(bytes, StatusCode::kCorruption, "misaligned");
 }
 
 TEST(KernelBinaryReader, RejectsSectionCountOutOfRange) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   elf::StoreLe(bytes.data() + 60, 0, 2);
   ExpectRejected(bytes, StatusCode::kCorruption, "section count 0");
 }
 
 TEST(KernelBinaryReader, RejectsNonNullSectionZero) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   PatchShdr(bytes, 0, kShType, elf::kShtProgbits, 4);
   ExpectRejected(bytes, StatusCode::kCorruption, "null section");
 }
 
 TEST(KernelBinaryReader, RejectsSectionPastEndOfFile) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   PatchShdr(bytes, kMetaIdx, kShSize, uint64_t{1} << 62, 8);
   ExpectRejected(bytes, StatusCode::kCorruption, "extends past the end");
-  bytes = Sample();
+  bytes = SampleImage();
   PatchShdr(bytes, kMetaIdx, kShOffset, ~uint64_t{0} - 3, 8);  // offset + size wraps
   ExpectRejected(bytes, StatusCode::kCorruption, "extends past the end");
 }
 
 TEST(KernelBinaryReader, RejectsMisalignedSection) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   PatchShdr(bytes, kAivIdx, kShOffset,
             elf::LoadLe(bytes.data() + SectionHeaderOffset(bytes, 2) + kShOffset, 8) + 1, 8);
   ExpectRejected(bytes, StatusCode::kCorruption, "misaligned");
 }
 
 TEST(KernelBinaryReader, RejectsBadAlignmentValue) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   PatchShdr(bytes, kAicIdx, kShAlign, 24, 8);
   ExpectRejected(bytes, StatusCode::kCorruption, "bad alignment");
 }
 
 TEST(KernelBinaryReader, RejectsOverlappingSections) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   const uint64_t aic = elf::LoadLe(bytes.data() + SectionHeaderOffset(bytes, 1) + kShOffset, 8);
   PatchShdr(bytes, kAivIdx, kShOffset, aic, 8);
   ExpectRejected(bytes, StatusCode::kCorruption, "overlap");
 }
 
 TEST(KernelBinaryReader, RejectsSectionOverlappingHeaderTable) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   PatchShdr(bytes, kLinesIdx, kShOffset, elf::LoadLe(bytes.data() + 40, 8), 8);
   ExpectRejected(bytes, StatusCode::kCorruption, "overlap");
 }
 
 TEST(KernelBinaryReader, RejectsSectionInsideElfHeader) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   PatchShdr(bytes, kMetaIdx, kShOffset, 8, 8);
   ExpectRejected(bytes, StatusCode::kCorruption, "overlaps the ELF header");
 }
 
 TEST(KernelBinaryReader, RejectsNameTableIndexOutOfRange) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   elf::StoreLe(bytes.data() + 62, 9, 2);
   ExpectRejected(bytes, StatusCode::kCorruption, "name table index 9");
 }
 
 TEST(KernelBinaryReader, RejectsNameTableOfWrongType) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   PatchShdr(bytes, kStrIdx, kShType, elf::kShtProgbits, 4);
   ExpectRejected(bytes, StatusCode::kCorruption, "not a string table");
 }
 
 TEST(KernelBinaryReader, RejectsUnterminatedNameTable) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   const size_t str = SectionHeaderOffset(bytes, kStrIdx);
   const uint64_t end =
       elf::LoadLe(bytes.data() + str + kShOffset, 8) + elf::LoadLe(bytes.data() + str + kShSize, 8);
@@ -149,19 +138,19 @@ TEST(KernelBinaryReader, RejectsUnterminatedNameTable) {
 }
 
 TEST(KernelBinaryReader, RejectsNameOffsetOutOfRange) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   PatchShdr(bytes, kMetaIdx, kShName, 5000, 4);
   ExpectRejected(bytes, StatusCode::kCorruption, "name is out of range");
 }
 
 TEST(KernelBinaryReader, RejectsEmptySectionName) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   PatchShdr(bytes, kMetaIdx, kShName, 0, 4);
   ExpectRejected(bytes, StatusCode::kCorruption, "has no name");
 }
 
 TEST(KernelBinaryReader, RejectsDuplicateSections) {
-  std::vector<uint8_t> bytes = Sample();
+  std::vector<uint8_t> bytes = SampleImage();
   const uint64_t aic_name = elf::LoadLe(bytes.data() + SectionHeaderOffset(bytes, 1), 4);
   PatchShdr(bytes, kAivIdx, kShName, aic_name, 4);
   ExpectRejected(bytes, StatusCode::kCorruption, "duplicate ELF section '.text.aic'");
@@ -215,16 +204,16 @@ TEST(KernelBinaryReader, RejectsMetadataThatIsNotJson) {
 }
 
 TEST(KernelBinaryReader, RejectsInconsistentMetadata) {
-  ExpectRejected(WithMeta(Replace(Meta(), "\"out_idx\":[2]", "\"out_idx\":[0]")),
+  ExpectRejected(WithMeta(ReplaceOnce(Meta(), "\"out_idx\":[2]", "\"out_idx\":[0]")),
                  StatusCode::kCorruption, "out_idx entry 0 refers to param 'A'");
-  ExpectRejected(WithMeta(Replace(Meta(), "\"out_idx\":[2]", "\"out_idx\":[9]")),
+  ExpectRejected(WithMeta(ReplaceOnce(Meta(), "\"out_idx\":[2]", "\"out_idx\":[9]")),
                  StatusCode::kCorruption, "out of range");
-  ExpectRejected(WithMeta(Replace(Meta(), "[128,64]", "[-128,64]")), StatusCode::kCorruption,
+  ExpectRejected(WithMeta(ReplaceOnce(Meta(), "[128,64]", "[-128,64]")), StatusCode::kCorruption,
                  "negative");
-  ExpectRejected(WithMeta(Replace(Meta(), "[128,64]", "[4294967296,4294967296]")),
+  ExpectRejected(WithMeta(ReplaceOnce(Meta(), "[128,64]", "[4294967296,4294967296]")),
                  StatusCode::kCorruption, "overflows");
-  ExpectRejected(WithMeta(Replace(Meta(), "\"float16\"", "\"float8\"")), StatusCode::kCorruption,
-                 "unknown value 'float8'");
+  ExpectRejected(WithMeta(ReplaceOnce(Meta(), "\"float16\"", "\"float8\"")),
+                 StatusCode::kCorruption, "unknown value 'float8'");
 }
 
 TEST(KernelBinaryReader, RejectsCodeThatIsNotWholeWords) {

@@ -13,11 +13,13 @@
 #include <string>
 
 #include "tests/compiler/target/binary_samples.h"
+#include "tests/compiler/target/binary_test_util.h"
 
 namespace tilejit::target {
 namespace {
 
 using testing::BuildRaw;
+using testing::ExpectRejected;
 using ::testing::HasSubstr;
 using testing::SampleBinary;
 using testing::StandardSections;
@@ -26,14 +28,6 @@ std::vector<uint8_t> Write(const KernelBinary& b) {
   auto bytes = WriteKernelBinary(b);
   EXPECT_TRUE(bytes.ok()) << bytes.status();
   return bytes.ok() ? *bytes : std::vector<uint8_t>{};
-}
-
-// Expects ReadKernelBinary to reject `bytes` with `code` and a message containing `text`.
-void ExpectRejected(const std::vector<uint8_t>& bytes, StatusCode code, const std::string& text) {
-  auto r = ReadKernelBinary(bytes);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), code) << r.status();
-  EXPECT_THAT(r.status().message(), HasSubstr(text));
 }
 
 void Patch(std::vector<uint8_t>& bytes, size_t offset, uint64_t value, size_t width) {

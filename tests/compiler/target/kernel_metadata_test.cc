@@ -10,30 +10,25 @@
 
 #include "compiler/ir/ir.h"
 #include "tests/compiler/target/binary_samples.h"
+#include "tests/compiler/target/binary_test_util.h"
 
 namespace tilejit::target {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::ReplaceOnce;
 
-KernelMetadata Sample() { return testing::SampleBinary().metadata; }
+KernelMetadata SampleMetadata() { return testing::SampleBinary().metadata; }
 
 std::string Canonical() {
-  auto text = SerializeKernelMetadata(Sample());
+  auto text = SerializeKernelMetadata(SampleMetadata());
   EXPECT_TRUE(text.ok()) << text.status();
   return text.ok() ? *text : "";
 }
 
-std::string Replace(std::string s, const std::string& from, const std::string& to) {
-  const size_t at = s.find(from);
-  EXPECT_NE(at, std::string::npos) << "'" << from << "' not in " << s;
-  if (at != std::string::npos) s.replace(at, from.size(), to);
-  return s;
-}
-
 // Applies `edit` to the sample and expects validation to fail mentioning `text`.
 void ExpectInvalid(const std::function<void(KernelMetadata&)>& edit, const std::string& text) {
-  KernelMetadata m = Sample();
+  KernelMetadata m = SampleMetadata();
   edit(m);
   const Status s = ValidateKernelMetadata(m);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s;
@@ -60,10 +55,10 @@ TEST(ElementType, NamesMatchTheIrDTypeNames) {
 }
 
 TEST(KernelMetadata, SampleIsValidAndRoundTrips) {
-  ASSERT_TRUE(ValidateKernelMetadata(Sample()).ok());
+  ASSERT_TRUE(ValidateKernelMetadata(SampleMetadata()).ok());
   auto parsed = ParseKernelMetadata(Canonical());
   ASSERT_TRUE(parsed.ok()) << parsed.status();
-  EXPECT_EQ(*parsed, Sample());
+  EXPECT_EQ(*parsed, SampleMetadata());
 }
 
 TEST(KernelMetadata, SerialisationIsDeterministicCompactAndReadable) {
@@ -77,7 +72,7 @@ TEST(KernelMetadata, SerialisationIsDeterministicCompactAndReadable) {
 }
 
 TEST(KernelMetadata, ParamSizeBytesMultipliesDimsAndElementSize) {
-  EXPECT_EQ(*ParamSizeBytes(Sample().params[2]), 128 * 256 * 4);
+  EXPECT_EQ(*ParamSizeBytes(SampleMetadata().params[2]), 128 * 256 * 4);
   EXPECT_EQ(*ParamSizeBytes({"s", {}, ElementType::kInt64, ParamRole::kInput, false, 0}), 8);
 }
 
@@ -137,10 +132,10 @@ TEST(KernelMetadata, RejectsBadLaunchShape) {
 }
 
 TEST(KernelMetadata, RejectsOtherFormatVersionAsInvalidArgument) {
-  KernelMetadata m = Sample();
+  KernelMetadata m = SampleMetadata();
   m.format_version = 2;
   EXPECT_EQ(ValidateKernelMetadata(m).code(), StatusCode::kInvalidArgument);
-  ExpectParseError(Replace(Canonical(), "\"format_version\":1", "\"format_version\":2"),
+  ExpectParseError(ReplaceOnce(Canonical(), "\"format_version\":1", "\"format_version\":2"),
                    StatusCode::kInvalidArgument, "unsupported kernel binary format version 2");
 }
 
@@ -155,59 +150,59 @@ TEST(KernelMetadataParser, RejectsMalformedJson) {
 TEST(KernelMetadataParser, RejectsNestingDeeperThanTheSchema) {
   ExpectParseError(std::string(100000, '[') + std::string(100000, ']'), StatusCode::kCorruption,
                    "nests deeper");
-  ExpectParseError(Replace(Canonical(), "[128,64]", "[[128],64]"), StatusCode::kCorruption,
+  ExpectParseError(ReplaceOnce(Canonical(), "[128,64]", "[[128],64]"), StatusCode::kCorruption,
                    "nests deeper");
 }
 
 TEST(KernelMetadataParser, RejectsMissingUnknownAndMistypedFields) {
   const std::string text = Canonical();
-  ExpectParseError(Replace(text, "\"block_count\":24,", ""), StatusCode::kCorruption,
+  ExpectParseError(ReplaceOnce(text, "\"block_count\":24,", ""), StatusCode::kCorruption,
                    "lacks field 'block_count'");
-  ExpectParseError(Replace(text, "\"block_count\":24,", "\"block_count\":24,\"extra\":1,"),
+  ExpectParseError(ReplaceOnce(text, "\"block_count\":24,", "\"block_count\":24,\"extra\":1,"),
                    StatusCode::kCorruption, "unknown fields");
-  ExpectParseError(Replace(text, "\"block_count\":24", "\"block_count\":\"24\""),
+  ExpectParseError(ReplaceOnce(text, "\"block_count\":24", "\"block_count\":\"24\""),
                    StatusCode::kCorruption, "'block_count' is not an integer");
-  ExpectParseError(Replace(text, "\"block_count\":24", "\"block_count\":24.0"),
+  ExpectParseError(ReplaceOnce(text, "\"block_count\":24", "\"block_count\":24.0"),
                    StatusCode::kCorruption, "'block_count' is not an integer");
-  ExpectParseError(Replace(text, "\"block_count\":24", "\"block_count\":18446744073709551615"),
+  ExpectParseError(ReplaceOnce(text, "\"block_count\":24", "\"block_count\":18446744073709551615"),
                    StatusCode::kCorruption, "out of range");
-  ExpectParseError(Replace(text, "\"kernel_name\":\"main\"", "\"kernel_name\":7"),
+  ExpectParseError(ReplaceOnce(text, "\"kernel_name\":\"main\"", "\"kernel_name\":7"),
                    StatusCode::kCorruption, "'kernel_name' is not a string");
-  ExpectParseError(Replace(text, "\"compiler_workspace\":false", "\"compiler_workspace\":0"),
+  ExpectParseError(ReplaceOnce(text, "\"compiler_workspace\":false", "\"compiler_workspace\":0"),
                    StatusCode::kCorruption, "not a boolean");
-  ExpectParseError(Replace(text, "\"out_idx\":[2]", "\"out_idx\":2"), StatusCode::kCorruption,
+  ExpectParseError(ReplaceOnce(text, "\"out_idx\":[2]", "\"out_idx\":2"), StatusCode::kCorruption,
                    "'out_idx' is not an array");
-  ExpectParseError(Replace(text, "\"out_idx\":[2]", "\"out_idx\":[2.5]"), StatusCode::kCorruption,
-                   "non-integer");
-  ExpectParseError(Replace(text, "\"out_idx\":[2]", "\"out_idx\":[4294967298]"),
+  ExpectParseError(ReplaceOnce(text, "\"out_idx\":[2]", "\"out_idx\":[2.5]"),
+                   StatusCode::kCorruption, "non-integer");
+  ExpectParseError(ReplaceOnce(text, "\"out_idx\":[2]", "\"out_idx\":[4294967298]"),
                    StatusCode::kCorruption, "out-of-range");
 }
 
 TEST(KernelMetadataParser, RejectsUnknownEnumSpellings) {
   const std::string text = Canonical();
-  ExpectParseError(Replace(text, "\"float32\"", "\"float64\""), StatusCode::kCorruption,
+  ExpectParseError(ReplaceOnce(text, "\"float32\"", "\"float64\""), StatusCode::kCorruption,
                    "'dtype' has unknown value 'float64'");
-  ExpectParseError(Replace(text, "\"role\":\"input\"", "\"role\":\"in\""), StatusCode::kCorruption,
-                   "'role' has unknown value 'in'");
-  ExpectParseError(Replace(text, "\"mixed\"", "\"both\""), StatusCode::kCorruption,
+  ExpectParseError(ReplaceOnce(text, "\"role\":\"input\"", "\"role\":\"in\""),
+                   StatusCode::kCorruption, "'role' has unknown value 'in'");
+  ExpectParseError(ReplaceOnce(text, "\"mixed\"", "\"both\""), StatusCode::kCorruption,
                    "'core_mix' has unknown value 'both'");
 }
 
 TEST(KernelMetadataParser, RejectsInconsistentMetadata) {
-  ExpectParseError(Replace(Canonical(), "\"out_idx\":[2]", "\"out_idx\":[1]"),
+  ExpectParseError(ReplaceOnce(Canonical(), "\"out_idx\":[2]", "\"out_idx\":[1]"),
                    StatusCode::kCorruption, "inconsistent metadata: out_idx entry 1");
-  ExpectParseError(Replace(Canonical(), "[64,256]", "[64,-256]"), StatusCode::kCorruption,
+  ExpectParseError(ReplaceOnce(Canonical(), "[64,256]", "[64,-256]"), StatusCode::kCorruption,
                    "inconsistent metadata");
 }
 
 TEST(KernelMetadataParser, RejectsNonCanonicalSpellings) {
   const std::string text = Canonical();
   ExpectParseError(" " + text, StatusCode::kCorruption, "canonical");
-  ExpectParseError(Replace(text, "\"block_count\":24", "\"block_count\": 24"),
+  ExpectParseError(ReplaceOnce(text, "\"block_count\":24", "\"block_count\": 24"),
                    StatusCode::kCorruption, "canonical");
-  ExpectParseError(Replace(text, "\"block_count\":24", "\"block_count\":1,\"block_count\":24"),
+  ExpectParseError(ReplaceOnce(text, "\"block_count\":24", "\"block_count\":1,\"block_count\":24"),
                    StatusCode::kCorruption, "canonical");
-  ExpectParseError(Replace(text, "\"main\"", "\"m\\u0061in\""), StatusCode::kCorruption,
+  ExpectParseError(ReplaceOnce(text, "\"main\"", "\"m\\u0061in\""), StatusCode::kCorruption,
                    "canonical");
 }
 
