@@ -52,7 +52,7 @@ constexpr PassInfo kPasses[] = {
      "ready and slot-free cross-core flags around every cube<->vector hand-off"},
     {"assign_cores", 1, Always, passes::AssignCores,
      "every tile op and sync in a cube or vector scope (T.Scope, or the kernel's only kind)"},
-    {"memory_planning", 1, Always, passes::MemoryPlanning,
+    {"memory_planning", 2, Always, passes::MemoryPlanning,
      "addresses for every on-chip buffer: alignment, fractal padding, capacity, reuse"},
     {"sync_insert", 2, AutoSync, passes::SyncInsert,
      "set/wait pairs and pipe barriers for every intra-core dependence"},

@@ -20,6 +20,7 @@
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/buffer_lifetimes.h"
+#include "compiler/passes/memory_planning_internal.h"
 
 namespace tilejit::passes {
 namespace {
@@ -172,7 +173,21 @@ class MemoryPlanner {
       it->address = addr;
       placed.push_back(it);
     }
+    Spread(order);
     return true;
+  }
+
+  // Second step of reuse (memory_planning_internal.h): first fit fixed the high-water mark;
+  // within it, move buffers so that those sharing bytes are far apart in program order.
+  void Spread(const std::vector<Item*>& order) {
+    using memory_planning_internal::Slot;
+    std::vector<Slot> slots;
+    for (const Item* it : order)
+      slots.push_back(Slot{it->address, it->layout.bytes, it->layout.align, it->life, false});
+    for (const Item* a : annotated_)
+      slots.push_back(Slot{a->address, a->layout.bytes, a->layout.align, a->life, true});
+    memory_planning_internal::SpreadReuse(slots, HighWater());
+    for (size_t i = 0; i < order.size(); ++i) order[i]->address = slots[i].address;
   }
 
   // The lowest aligned offset where `it` collides with none of `live`: 0 or the end of one.

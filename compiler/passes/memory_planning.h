@@ -15,8 +15,12 @@
 //    first to last access in program order, extended to every loop that uses it); annotated
 //    buffers are reserved for the whole kernel. Largest first (ties: earlier lifetime, then
 //    allocation order), each buffer goes at the lowest aligned offset that collides with no
-//    annotated buffer and no placed buffer whose lifetime overlaps its own. sync_insert runs
-//    after this pass and orders accesses by address, so shared bytes are synchronised.
+//    annotated buffer and no placed buffer whose lifetime overlaps its own. Then, without
+//    raising that first-fit high-water mark, buffers move so that the ones sharing bytes are
+//    as far apart in program order as space allows (memory_planning_internal.h): a buffer
+//    born right after the death of the one whose bytes it took must wait for that one's last
+//    access. sync_insert runs after this pass and orders accesses by address, so shared bytes
+//    are synchronised.
 //  - otherwise sequential, per memory in allocation order, with no reuse: every buffer goes at
 //    the lowest aligned offset at or after the end of the previously placed one that does not
 //    collide with an annotated buffer. With MEMORY_PLANNING on and AUTO_SYNC off a warning

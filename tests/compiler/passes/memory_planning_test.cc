@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "compiler/passes/memory_planning_internal.h"
 #include "pass_test_util.h"
 
 namespace tilejit::passes {
@@ -330,6 +333,107 @@ TEST(MemoryPlanningReuse, FlashAttentionUsesFewerOnChipBytesWithPlanningThanWith
   // The fp16 output tile, used only after the loop, shares bytes with the loop's tiles.
   EXPECT_LT(with.ctx.stats["onchip_bytes_ub"], without.ctx.stats["onchip_bytes_ub"]);
   EXPECT_LT(OnChipBytes(with), OnChipBytes(without));
+}
+
+TEST(MemoryPlanningReuse, MovesABufferOffBytesWhoseOwnerDiedJustBeforeIt) {
+  ReuseRunner r;
+  // First fit: a @0, y @8192 (live with a), b @0 (after a), c @0 (after b, right after it).
+  // c may instead take y's bytes, whose owner died earlier, at no extra high water.
+  const std::string body =
+      "  alloc %ub_0: ub float32[32, 64]\n"
+      "  alloc %ub_1: ub float32[32, 64]\n"
+      "  alloc %ub_2: ub float32[32, 64]\n"
+      "  alloc %ub_3: ub float32[32, 64]\n"
+      "  copy(%ub_0, %p0[0:+32, :])\n"
+      "  copy(%ub_1, %p0[0:+32, :])\n"
+      "  copy(%p0[0:+32, :], %ub_0)\n"
+      "  copy(%ub_2, %p0[0:+32, :])\n"
+      "  copy(%p0[0:+32, :], %ub_1)\n"
+      "  copy(%p0[0:+32, :], %ub_2)\n"
+      "  copy(%ub_3, %p0[0:+32, :])\n"
+      "  copy(%p0[0:+32, :], %ub_3)\n";
+  std::string out = r.Run(MemoryPlanning, PlanningKernel(body));
+  EXPECT_NE(out.find("alloc %ub_0: ub float32[32, 64] @0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("alloc %ub_1: ub float32[32, 64] @8192\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("alloc %ub_2: ub float32[32, 64] @0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("alloc %ub_3: ub float32[32, 64] @8192\n"), std::string::npos) << out;
+  EXPECT_EQ(r.ctx.stats["onchip_bytes_ub"], 16384);
+}
+
+using memory_planning_internal::Slot;
+using memory_planning_internal::SpreadReuse;
+
+TEST(SpreadReuse, LeavesFixedSlotsAndBuffersWithNoRoomWhereTheyAre) {
+  // b must share with a (the limit leaves no other room); f is fixed.
+  std::vector<Slot> slots = {
+      {0, 64, 32, {0, 1}, false}, {0, 64, 32, {2, 3}, false}, {64, 32, 32, {0, 0}, true}};
+  SpreadReuse(slots, 96);
+  EXPECT_EQ(slots[0].address, 0);
+  EXPECT_EQ(slots[1].address, 0);
+  EXPECT_EQ(slots[2].address, 64);
+}
+
+TEST(SpreadReuse, PrefersTheBytesOfTheBufferThatDiedEarliest) {
+  // c (born at 10) sits on b (died at 9); a died at 2 and its bytes are free at 64.
+  std::vector<Slot> slots = {
+      {64, 64, 32, {0, 2}, false}, {0, 64, 32, {3, 9}, false}, {0, 64, 32, {10, 12}, false}};
+  SpreadReuse(slots, 128);
+  EXPECT_EQ(slots[1].address, 0);
+  EXPECT_EQ(slots[2].address, 64);
+}
+
+// The lowest aligned offset below `limit` where slot i collides with no live or fixed slot
+// among the first i, or -1.
+int64_t FirstFit(const std::vector<Slot>& slots, size_t i, int64_t limit) {
+  for (int64_t addr = 0; addr + slots[i].bytes <= limit; addr += slots[i].align) {
+    bool ok = true;
+    for (size_t j = 0; j < i && ok; ++j) {
+      const Slot& o = slots[j];
+      const bool bytes = addr < o.address + o.bytes && o.address < addr + slots[i].bytes;
+      ok = !(bytes && (o.fixed || slots[i].fixed || o.life.Overlaps(slots[i].life)));
+    }
+    if (ok) return addr;
+  }
+  return -1;
+}
+
+TEST(SpreadReuse, NeverSharesBytesBetweenLiveBuffersNorLeavesTheLimit) {
+  std::mt19937 rng(7);
+  int moved = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<Slot> slots;
+    const int64_t limit = 1024;
+    for (int n = 0; n < 12; ++n) {
+      Slot s;
+      s.align = int64_t{32} << (rng() % 2);
+      s.bytes = s.align * (1 + rng() % 6);
+      s.life.first = static_cast<int>(rng() % 40);
+      s.life.last = s.life.first + static_cast<int>(rng() % 10);
+      s.fixed = rng() % 8 == 0;
+      slots.push_back(s);
+      slots.back().address = FirstFit(slots, slots.size() - 1, limit);
+      if (slots.back().address < 0) slots.pop_back();
+    }
+    const std::vector<Slot> before = slots;
+    SpreadReuse(slots, limit);
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const Slot& s = slots[i];
+      EXPECT_EQ(s.address % s.align, 0);
+      EXPECT_GE(s.address, 0);
+      EXPECT_LE(s.address + s.bytes, limit);
+      if (s.fixed) {
+        EXPECT_EQ(s.address, before[i].address);
+      }
+      moved += s.address != before[i].address;
+      for (size_t j = 0; j < i; ++j) {
+        const Slot& o = slots[j];
+        const bool bytes = s.address < o.address + o.bytes && o.address < s.address + s.bytes;
+        const bool apart = !(s.fixed || o.fixed) && !s.life.Overlaps(o.life);
+        EXPECT_TRUE(!bytes || apart) << "trial " << trial << ": slots " << j << " and " << i;
+      }
+    }
+  }
+  EXPECT_GT(moved, 0);  // the trials exercise moves, not only the first-fit plans
 }
 
 }  // namespace
