@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <array>
-#include <functional>
 
 namespace tilejit::ir {
 
@@ -220,6 +219,53 @@ std::optional<int64_t> AsConstInt(const Expr& e) {
   return std::nullopt;
 }
 
+namespace {
+
+using Bound = std::optional<int64_t>;
+
+// `op` on two known bounds; unknown when either is unknown or the result overflows int64 (a
+// kernel's constants are the user's, so overflow must not be undefined behaviour here).
+template <typename Op>
+Bound Checked(Bound p, Bound q, Op op) {
+  int64_t r = 0;
+  if (!p || !q || op(*p, *q, &r)) return std::nullopt;
+  return r;
+}
+bool AddOverflows(int64_t p, int64_t q, int64_t* r) { return __builtin_add_overflow(p, q, r); }
+bool SubOverflows(int64_t p, int64_t q, int64_t* r) { return __builtin_sub_overflow(p, q, r); }
+bool MulOverflows(int64_t p, int64_t q, int64_t* r) { return __builtin_mul_overflow(p, q, r); }
+
+// min/max of two bounds where one known side already bounds the result (the upper bound of a
+// min, the lower bound of a max) and where both must be known (the other side).
+Bound EitherMin(Bound p, Bound q) { return p && q ? std::min(*p, *q) : p ? p : q; }
+Bound EitherMax(Bound p, Bound q) { return p && q ? std::max(*p, *q) : p ? p : q; }
+Bound BothMin(Bound p, Bound q) { return p && q ? Bound(std::min(*p, *q)) : std::nullopt; }
+Bound BothMax(Bound p, Bound q) { return p && q ? Bound(std::max(*p, *q)) : std::nullopt; }
+
+Bound FloorDiv(Bound p, int64_t q) {  // q > 0
+  if (!p) return std::nullopt;
+  return *p / q - (*p % q != 0 && *p < 0 ? 1 : 0);
+}
+
+// A comparison is 1 or 0; decided when the operands' ranges do not overlap.
+IntBounds CompareBounds(BinaryOp op, const IntBounds& x, const IntBounds& y) {
+  const bool lt = op == BinaryOp::kLt || op == BinaryOp::kLe;
+  const bool strict = op == BinaryOp::kLt || op == BinaryOp::kGt;
+  const IntBounds& lo_side = lt ? x : y;  // the side claimed smaller
+  const IntBounds& hi_side = lt ? y : x;
+  if (lo_side.hi && hi_side.lo &&
+      (strict ? *lo_side.hi < *hi_side.lo : *lo_side.hi <= *hi_side.lo)) {
+    return {1, 1};
+  }
+  if (lo_side.lo && hi_side.hi &&
+      (strict ? *lo_side.lo >= *hi_side.hi : *lo_side.lo > *hi_side.hi)) {
+    return {0, 0};
+  }
+  return {0, 1};
+}
+
+}  // namespace
+
 // Interval arithmetic over the integer operators; a VarRef or anything else is unbounded.
 IntBounds IntBoundsOf(const Expr& e) {
   if (const std::optional<int64_t> c = AsConstInt(e)) return {c, c};
@@ -227,56 +273,30 @@ IntBounds IntBoundsOf(const Expr& e) {
   const auto& b = As<BinaryNode>(e);
   const IntBounds x = IntBoundsOf(b.a);
   const IntBounds y = IntBoundsOf(b.b);
-  const std::optional<int64_t> c = AsConstInt(b.b);
-  auto both = [](std::optional<int64_t> p, std::optional<int64_t> q, auto f) {
-    return p && q ? std::optional<int64_t>(f(*p, *q)) : std::nullopt;
-  };
-  auto floor_div = [](int64_t p, int64_t q) { return p / q - (p % q != 0 && p < 0 ? 1 : 0); };
+  const Bound c = AsConstInt(b.b);
   switch (b.op) {
     case BinaryOp::kAdd:
-      return {both(x.lo, y.lo, std::plus<>()), both(x.hi, y.hi, std::plus<>())};
+      return {Checked(x.lo, y.lo, AddOverflows), Checked(x.hi, y.hi, AddOverflows)};
     case BinaryOp::kSub:
-      return {both(x.lo, y.hi, std::minus<>()), both(x.hi, y.lo, std::minus<>())};
+      return {Checked(x.lo, y.hi, SubOverflows), Checked(x.hi, y.lo, SubOverflows)};
     case BinaryOp::kFloorMod:
       if (c && *c > 0) return {0, *c - 1};
       return {};
     case BinaryOp::kFloorDiv:
       if (!c || *c <= 0) return {};
-      return {x.lo ? std::optional<int64_t>(floor_div(*x.lo, *c)) : std::nullopt,
-              x.hi ? std::optional<int64_t>(floor_div(*x.hi, *c)) : std::nullopt};
+      return {FloorDiv(x.lo, *c), FloorDiv(x.hi, *c)};
     case BinaryOp::kMul:
       if (!c || *c < 0) return {};
-      return {x.lo ? std::optional<int64_t>(*x.lo * *c) : std::nullopt,
-              x.hi ? std::optional<int64_t>(*x.hi * *c) : std::nullopt};
+      return {Checked(x.lo, c, MulOverflows), Checked(x.hi, c, MulOverflows)};
     case BinaryOp::kMin:
-      return {both(x.lo, y.lo, [](int64_t p, int64_t q) { return std::min(p, q); }),
-              x.hi && y.hi ? std::optional<int64_t>(std::min(*x.hi, *y.hi))
-              : x.hi       ? x.hi
-                           : y.hi};
+      return {BothMin(x.lo, y.lo), EitherMin(x.hi, y.hi)};
     case BinaryOp::kMax:
-      return {x.lo && y.lo ? std::optional<int64_t>(std::max(*x.lo, *y.lo))
-              : x.lo       ? x.lo
-                           : y.lo,
-              both(x.hi, y.hi, [](int64_t p, int64_t q) { return std::max(p, q); })};
+      return {EitherMax(x.lo, y.lo), BothMax(x.hi, y.hi)};
     case BinaryOp::kLt:
     case BinaryOp::kLe:
     case BinaryOp::kGt:
-    case BinaryOp::kGe: {
-      // A comparison is 1 or 0; decided when the operands' ranges do not overlap.
-      const bool lt = b.op == BinaryOp::kLt || b.op == BinaryOp::kLe;
-      const bool strict = b.op == BinaryOp::kLt || b.op == BinaryOp::kGt;
-      const IntBounds& lo_side = lt ? x : y;  // the side claimed smaller
-      const IntBounds& hi_side = lt ? y : x;
-      if (lo_side.hi && hi_side.lo &&
-          (strict ? *lo_side.hi < *hi_side.lo : *lo_side.hi <= *hi_side.lo)) {
-        return {1, 1};
-      }
-      if (lo_side.lo && hi_side.hi &&
-          (strict ? *lo_side.lo >= *hi_side.hi : *lo_side.lo > *hi_side.hi)) {
-        return {0, 0};
-      }
-      return {0, 1};
-    }
+    case BinaryOp::kGe:
+      return CompareBounds(b.op, x, y);
     default:
       return {};
   }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace tilejit::ir {
 namespace {
 
@@ -33,6 +35,20 @@ TEST(IntBounds, AVariableAloneIsUnbounded) {
   // min(n, 4) is at most 4 whatever n is; max(n, 1) at least 1.
   EXPECT_EQ(IntBoundsOf(Binary(BinaryOp::kMin, n, IntImm(4))).hi, 4);
   EXPECT_EQ(IntBoundsOf(Binary(BinaryOp::kMax, n, IntImm(1))).lo, 1);
+}
+
+TEST(IntBounds, ABoundThatWouldOverflowIsUnknown) {
+  const Expr cid = Ref(MakeVar("cid", DType::kInt32));
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  // cid % 3 * big: the lower bound 0 is known, the upper (2 * big) does not fit.
+  const IntBounds b =
+      IntBoundsOf(Binary(BinaryOp::kMul, Binary(BinaryOp::kFloorMod, cid, IntImm(3)), IntImm(big)));
+  EXPECT_EQ(b.lo, 0);
+  EXPECT_FALSE(b.hi.has_value());
+  const IntBounds sum =
+      IntBoundsOf(Binary(BinaryOp::kAdd, Binary(BinaryOp::kFloorMod, cid, IntImm(3)), IntImm(big)));
+  EXPECT_EQ(sum.lo, big);
+  EXPECT_FALSE(sum.hi.has_value());
 }
 
 }  // namespace
