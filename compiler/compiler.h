@@ -32,28 +32,14 @@
 #include "common/result.h"
 #include "common/source_loc.h"
 #include "compiler/frontend/frontend.h"
+#include "compiler/pipeline.h"
 #include "compiler/target/kernel_metadata.h"
 
 namespace tilejit::compiler {
 
-// Debug and introspection options of the pipeline (none affects the binary).
-struct PipelineOptions {
-  std::vector<std::string> print_after;  // pass names, or "all": keep the IR after them
-  std::string stop_after;                // stop after this pass (no binary is produced)
-  bool time_passes = false;              // record per-pass wall time and statistics
-  bool verify_each = false;              // verify the IR between passes (also on in debug builds)
-};
-
 struct CompileRequest {
   frontend::FrontendRequest frontend;
   PipelineOptions pipeline;
-};
-
-// Per-pass record (time only with time_passes; statistics always).
-struct PassRecord {
-  std::string pass;
-  double millis = 0;
-  std::vector<std::pair<std::string, int64_t>> stats;  // sorted by name
 };
 
 // What Specialize produces: enough to look the kernel up in a cache.

@@ -10,6 +10,7 @@
 // Thread safety: the table is an immutable static; RunPipeline is reentrant.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,12 +19,26 @@
 
 #include "common/diagnostic.h"
 #include "common/result.h"
-#include "compiler/compiler.h"
 #include "compiler/ir/ir.h"
 #include "compiler/pass_config.h"
 #include "compiler/passes/pass.h"
 
 namespace tilejit::compiler {
+
+// Debug and introspection options of the pipeline (none affects the binary).
+struct PipelineOptions {
+  std::vector<std::string> print_after;  // pass names, or "all": keep the IR after them
+  std::string stop_after;                // stop after this pass (no binary is produced)
+  bool time_passes = false;              // record per-pass wall time and statistics
+  bool verify_each = false;              // verify the IR between passes (also on in debug builds)
+};
+
+// Per-pass record (time only with time_passes; statistics always).
+struct PassRecord {
+  std::string pass;
+  double millis = 0;
+  std::vector<std::pair<std::string, int64_t>> stats;  // sorted by name
+};
 
 struct PassInfo {
   std::string_view name;

@@ -9,7 +9,7 @@
 
 #include "common/check.h"
 #include "compiler/codegen/codegen_internal.h"
-#include "compiler/codegen/tile_layout.h"
+#include "compiler/ir/buffer_layout.h"
 #include "compiler/ir/printer.h"
 #include "compiler/target/line_table.h"
 
@@ -161,7 +161,7 @@ target::OnChipUsage OnChip(const ir::Kernel& k, const target::NpuTarget& npu) {
       default:
         return;
     }
-    *slot = std::max(*slot, *b.address + LayoutOf(b, npu).bytes);
+    *slot = std::max(*slot, *b.address + ir::LayoutOf(b, npu).bytes);
   });
   return u;
 }

@@ -11,7 +11,7 @@
 #include "common/check.h"
 #include "compiler/codegen/copy_util.h"
 #include "compiler/codegen/ops.h"
-#include "compiler/codegen/tile_layout.h"
+#include "compiler/ir/buffer_layout.h"
 
 namespace tilejit::codegen {
 namespace {
@@ -136,8 +136,8 @@ Status EmitCopy(Emitter& e, const ir::TileOpNode& op) {
                     ir::MemScopeName(r->buffer->scope), ", which has no memory in codegen");
     }
   }
-  const Mem src_mem = MemOf(src.buffer->scope);
-  const Mem dst_mem = MemOf(dst.buffer->scope);
+  const Mem src_mem = ir::MemOf(src.buffer->scope);
+  const Mem dst_mem = ir::MemOf(dst.buffer->scope);
   CopyArgs a;
   a.op = &op;
   a.transpose = BoolAttr(op, "transpose");

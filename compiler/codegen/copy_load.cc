@@ -139,7 +139,7 @@ Status EmitGmToL1(Emitter& e, const CopyArgs& a) {
                   l1.layout.c0, ")");
   }
   // Rows the tail fill covers: the region, plus the buffer's padding rows when it ends there.
-  const int64_t fill_rows = RoundUp(l1.rows, 16);
+  const int64_t fill_rows = target::RoundUp(l1.rows, 16);
   for (int64_t b = 0; b < g.batch; ++b) {
     const Opnd src = e.Add(g.address, OpImm(BatchOffset(g, b)));
     const Opnd dst = e.Add(l1.address, OpImm(BatchOffset(l1, b)));

@@ -71,7 +71,7 @@ Opnd EqualTo(Emitter& e, Opnd a, int64_t b) {
 }
 
 Opnd RoundUpPow2(Emitter& e, Opnd a, int64_t m) {
-  if (a.is_static()) return OpImm(RoundUp(a.imm, m));
+  if (a.is_static()) return OpImm(target::RoundUp(a.imm, m));
   const uint8_t t = e.Temp();
   Instr add{.op = Opcode::kAdd};
   add.rd = t;
@@ -160,7 +160,7 @@ Result<Opnd> PadScalar(Emitter& e, const ir::TileOpNode& op, ir::DType dtype, bo
 }
 
 Status FillUbRegion(Emitter& e, const RegionRef& ub, Opnd scalar, SourceLoc loc) {
-  const TileLayout& l = ub.layout;
+  const target::TileLayout& l = ub.layout;
   const int64_t row_bytes = ub.cols * l.elem_bytes;
   int64_t len = row_bytes;
   if (row_bytes % target::kBlockBytes != 0) {
@@ -170,7 +170,7 @@ Status FillUbRegion(Emitter& e, const RegionRef& ub, Opnd scalar, SourceLoc loc)
       return Reject(e, loc, "cannot pad ", Describe(ub), ": a UB region whose rows are ", row_bytes,
                     " bytes (not a multiple of 32) must end at the buffer's last column");
     }
-    len = RoundUp(row_bytes, target::kBlockBytes);
+    len = target::RoundUp(row_bytes, target::kBlockBytes);
   }
   for (int64_t b = 0; b < ub.batch; ++b) {
     Instr in{.op = Opcode::kFillUb};
@@ -197,14 +197,14 @@ Status FillUbRegion(Emitter& e, const RegionRef& ub, Opnd scalar, SourceLoc loc)
 }
 
 void FillL1Rows(Emitter& e, const RegionRef& l1, Opnd first_row_addr, Opnd nrows, Opnd scalar) {
-  const TileLayout& l = l1.layout;
+  const target::TileLayout& l = l1.layout;
   Instr in{.op = Opcode::kFillL1};
   in.dst = first_row_addr;
   in.len = e.Scaled(nrows, target::kBlockBytes);
   in.dst_stride = OpImm(l.pitch * target::kBlockBytes);
   in.scalar = scalar;
   in.dtype = IsaDType(l1.region->buffer->dtype);
-  EmitBurstGroups(e, in, CeilDiv(l1.cols, l.c0));
+  EmitBurstGroups(e, in, target::CeilDiv(l1.cols, l.c0));
 }
 
 Status EmitRowBursts(Emitter& e, Instr in, Opnd nrows, int64_t max_rows, SourceLoc loc) {
@@ -251,7 +251,7 @@ Status CheckL1Destination(Emitter& e, const RegionRef& l1, SourceLoc loc) {
   const auto& ranges = l1.region->ranges;
   if (ranges.size() >= 2 && l1.rows % 16 != 0) {
     const auto min = ir::AsConstInt(ranges[ranges.size() - 2].min);
-    if (min.has_value() && *min + RoundUp(l1.rows, 16) > l1.layout.pitch) {
+    if (min.has_value() && *min + target::RoundUp(l1.rows, 16) > l1.layout.pitch) {
       return Reject(e, loc, "the destination ", Describe(l1), " region starts at row ", *min,
                     " with ", l1.rows,
                     " rows; its fractal padding would run past the column "

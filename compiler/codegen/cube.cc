@@ -19,6 +19,7 @@
 #include "common/check.h"
 #include "compiler/codegen/copy_util.h"
 #include "compiler/codegen/ops.h"
+#include "compiler/target/tile_layout.h"
 
 namespace tilejit::codegen {
 namespace {
@@ -31,7 +32,6 @@ using target::OpImm;
 using target::Opnd;
 
 constexpr int64_t kMaxMnk = 4095;
-constexpr int64_t kFractalBytes = 512;
 constexpr int64_t kL0cRowBytes = 64;  // one zN row of 16 fp32/s32
 
 struct MmaShape {
@@ -91,9 +91,9 @@ Status CheckShapes(Emitter& e, const ir::TileOpNode& op, const RegionRef& c, con
     return Reject(e, op.loc, "B (", Describe(b), ") covers ", b.cols, " of its ", b.layout.cols,
                   " columns; with k > ", s.c0, " it must span all of them");
   }
-  if (RoundUp(s.m, 16) != c.layout.pitch && s.n > 16) {
+  if (target::RoundUp(s.m, 16) != c.layout.pitch && s.n > 16) {
     return Reject(e, op.loc, "C (", Describe(c), ") has ", c.layout.pitch,
-                  " padded rows but mmad writes m = ", s.m, " rows as ", RoundUp(s.m, 16),
+                  " padded rows but mmad writes m = ", s.m, " rows as ", target::RoundUp(s.m, 16),
                   "; with n > 16 they must agree");
   }
   auto split_error = [&](const char* dim, int64_t v, const char* need) {
@@ -128,8 +128,8 @@ Status EmitMma(Emitter& e, const ir::TileOpNode& op) {
   TILEJIT_RETURN_IF_ERROR(CheckShapes(e, op, c, a, b, s));
   TILEJIT_ASSIGN_OR_RETURN(Opnd init, InitOperand(e, op));
 
-  const int64_t kf = CeilDiv(a.layout.cols, s.c0);  // A fractals per fractal row
-  const int64_t nf = CeilDiv(b.layout.cols, 16);    // B fractals per band
+  const int64_t kf = target::CeilDiv(a.layout.cols, s.c0);  // A fractals per fractal row
+  const int64_t nf = target::CeilDiv(b.layout.cols, 16);    // B fractals per band
   const int64_t pitch = c.layout.pitch;
   // Part sizes: the largest multiple of the part's fractal step within the limit.
   const int64_t m_step = kMaxMnk / 16 * 16, n_step = kMaxMnk / 16 * 16;
@@ -139,8 +139,8 @@ Status EmitMma(Emitter& e, const ir::TileOpNode& op) {
       for (int64_t k0 = 0; k0 < s.k; k0 += k_step) {
         Instr in{.op = Opcode::kMmad};
         in.dst = e.Add(c.address, OpImm(n0 / 16 * pitch * kL0cRowBytes + m0 * kL0cRowBytes));
-        in.src = e.Add(a.address, OpImm((m0 / 16 * kf + k0 / s.c0) * kFractalBytes));
-        in.src1 = e.Add(b.address, OpImm((k0 / s.c0 * nf + n0 / 16) * kFractalBytes));
+        in.src = e.Add(a.address, OpImm((m0 / 16 * kf + k0 / s.c0) * target::kFractalBytes));
+        in.src1 = e.Add(b.address, OpImm((k0 / s.c0 * nf + n0 / 16) * target::kFractalBytes));
         in.m = OpImm(std::min(m_step, s.m - m0));
         in.n = OpImm(std::min(n_step, s.n - n0));
         in.k = OpImm(std::min(k_step, s.k - k0));

@@ -222,10 +222,10 @@ void Emitter::SetParams(const std::vector<ir::Buffer>& params) {
     state_->param_slot[params[i].get()] = static_cast<int>(i);
 }
 
-const TileLayout& Emitter::Layout(const ir::Buffer& buffer) {
+const target::TileLayout& Emitter::Layout(const ir::Buffer& buffer) {
   auto it = state_->layouts.find(buffer.get());
   if (it == state_->layouts.end())
-    it = state_->layouts.emplace(buffer.get(), LayoutOf(*buffer, target_)).first;
+    it = state_->layouts.emplace(buffer.get(), ir::LayoutOf(*buffer, target_)).first;
   return it->second;
 }
 

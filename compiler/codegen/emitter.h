@@ -38,7 +38,7 @@
 
 #include "common/diagnostic.h"
 #include "common/result.h"
-#include "compiler/codegen/tile_layout.h"
+#include "compiler/ir/buffer_layout.h"
 #include "compiler/ir/ir.h"
 #include "compiler/target/isa.h"
 #include "compiler/target/npu_target.h"
@@ -48,7 +48,7 @@ namespace tilejit::codegen {
 // The address and geometry of a region in its buffer's layout.
 struct RegionRef {
   const ir::Region* region = nullptr;
-  TileLayout layout;  // of the region's buffer
+  target::TileLayout layout;  // of the region's buffer
   // Byte address of the region's first element (GM: device address = param base register +
   // offset; on-chip: the buffer's placed address + offset). For zN/zZ/nZ layouts the region's
   // mins inside the matrix must be fractal-aligned (rows: any for zN, cols: multiple of C0);
@@ -119,7 +119,7 @@ class Emitter {
   uint8_t Temp();
 
   // ---- buffers -------------------------------------------------------------------------
-  const TileLayout& Layout(const ir::Buffer& buffer);
+  const target::TileLayout& Layout(const ir::Buffer& buffer);
   // The GM device address of a parameter's element 0 (a register loaded by ld_arg).
   target::Opnd ParamBase(const ir::Buffer& param);
   // Address and geometry of a region (see RegionRef).

@@ -47,7 +47,7 @@ struct Emitter::State {
   // Lookup-only maps keyed by node identity (never iterated, so output does not depend on
   // pointer values).
   std::map<const ir::VarNode*, Binding> vars;
-  std::map<const ir::BufferNode*, TileLayout> layouts;
+  std::map<const ir::BufferNode*, target::TileLayout> layouts;
   std::map<const ir::BufferNode*, int> param_slot;
   std::map<const ir::BufferNode*, uint8_t> param_regs;
   std::map<const ir::BufferNode*, uint8_t> var_regs;

@@ -47,7 +47,7 @@ Result<RegionRef> Emitter::RegionAddress(const ir::Region& region) {
   RegionRef ref;
   ref.region = &region;
   ref.layout = Layout(region.buffer);
-  const TileLayout& l = ref.layout;
+  const target::TileLayout& l = ref.layout;
 
   std::vector<Opnd> mins(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -68,33 +68,33 @@ Result<RegionRef> Emitter::RegionAddress(const ir::Region& region) {
 
   Opnd offset = Scaled(batch_index, l.matrix_bytes);
   switch (l.kind) {
-    case LayoutKind::kND:
+    case target::LayoutKind::kND:
       offset = Add(offset, Add(Scaled(ref.row_min, l.pitch), Scaled(ref.col_min, es)));
       break;
-    case LayoutKind::kZN:  // ((c / C0) * P + r) * C0 * es with c % C0 == 0
+    case target::LayoutKind::kZN:  // ((c / C0) * P + r) * C0 * es with c % C0 == 0
       if (rank >= 1)
         TILEJIT_RETURN_IF_ERROR(CheckAligned(*this, region, col_dim, ref.col_min, l.c0, "column"));
       offset = Add(offset, Add(Scaled(ref.col_min, l.pitch * es), Scaled(ref.row_min, l.c0 * es)));
       break;
-    case LayoutKind::kZZ: {  // ((r / 16) * kf + c / C0) * 512, both fractal-aligned
+    case target::LayoutKind::kZZ: {  // ((r / 16) * kf + c / C0) * 512, both fractal-aligned
       if (rank >= 2)
         TILEJIT_RETURN_IF_ERROR(CheckAligned(*this, region, row_dim, ref.row_min, 16, "row"));
       if (rank >= 1)
         TILEJIT_RETURN_IF_ERROR(CheckAligned(*this, region, col_dim, ref.col_min, l.c0, "column"));
-      const int64_t kf = CeilDiv(l.cols, l.c0);
+      const int64_t kf = target::CeilDiv(l.cols, l.c0);
       offset = Add(offset, Add(Scaled(ref.row_min, kf * 32), Scaled(ref.col_min, 16 * es)));
       break;
     }
-    case LayoutKind::kNZ: {  // ((r / C0) * nf + c / 16) * 512, both fractal-aligned
+    case target::LayoutKind::kNZ: {  // ((r / C0) * nf + c / 16) * 512, both fractal-aligned
       if (rank >= 2)
         TILEJIT_RETURN_IF_ERROR(CheckAligned(*this, region, row_dim, ref.row_min, l.c0, "row"));
       if (rank >= 1)
         TILEJIT_RETURN_IF_ERROR(CheckAligned(*this, region, col_dim, ref.col_min, 16, "column"));
-      const int64_t nf = CeilDiv(l.cols, 16);
+      const int64_t nf = target::CeilDiv(l.cols, 16);
       offset = Add(offset, Add(Scaled(ref.row_min, nf * 16 * es), Scaled(ref.col_min, 32)));
       break;
     }
-    case LayoutKind::kRegister:
+    case target::LayoutKind::kRegister:
       TILEJIT_UNREACHABLE();
   }
 

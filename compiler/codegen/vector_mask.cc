@@ -51,7 +51,7 @@ Result<MaskRows> MaskLayout(VecOp& v, const Tile& m, int64_t rows, int64_t cols)
     return v.Error(std::string(v.name()) + ": the mask must be a uint8 or int8 tile, not " +
                    std::string(ir::DTypeName(m.region->buffer->dtype)));
   }
-  const int64_t need = CeilDiv(cols, 8), slot = RoundUp(need, target::kBlockBytes);
+  const int64_t need = target::CeilDiv(cols, 8), slot = target::RoundUp(need, target::kBlockBytes);
   if (m.batch() == 1 && m.rows == rows && rows > 1) {
     if (m.cols < need) {
       return v.Error(std::string(v.name()) + ": mask rows of " + std::to_string(m.cols) +

@@ -14,7 +14,7 @@ namespace {
 
 // Byte offsets of the matrices of `r` (its leading dims, all but the last two) from its first
 // matrix: RegionRef gives the first matrix only.
-std::vector<int64_t> MatrixOffsets(const ir::Region& r, const TileLayout& layout) {
+std::vector<int64_t> MatrixOffsets(const ir::Region& r, const target::TileLayout& layout) {
   const auto& shape = r.buffer->shape;
   const size_t lead = shape.size() > 2 ? shape.size() - 2 : 0;
   std::vector<int64_t> out{0};

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
+#include "compiler/analysis/core_kind.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
-#include "compiler/passes/core_kind.h"
 
 namespace tilejit::passes {
 namespace {
@@ -46,13 +46,13 @@ class Survey : public ir::Visitor {
 
  private:
   void Leaf(const ir::StmtNode& s) {
-    Work w = LeafWork(s);
-    if (w != Work::kCube && w != Work::kVector) return;
-    const bool cube = w == Work::kCube;
+    analysis::Work w = analysis::LeafWork(s);
+    if (w != analysis::Work::kCube && w != analysis::Work::kVector) return;
+    const bool cube = w == analysis::Work::kCube;
     (cube ? has_cube : has_vector) = true;
     if (scope_.has_value()) {
       if ((*scope_ == CoreKind::kCube) != cube) {
-        diag_->Error(s.loc) << LeafName(s) << " is " << (cube ? "cube" : "vector")
+        diag_->Error(s.loc) << analysis::LeafName(s) << " is " << (cube ? "cube" : "vector")
                             << " work inside T.Scope(\"" << (cube ? "V" : "C")
                             << "\"); move it into a T.Scope(\"" << (cube ? "C" : "V")
                             << "\") block";
@@ -87,14 +87,14 @@ class WrapLeaves : public ir::Mutator {
 
  private:
   ir::Stmt Wrap(const ir::Stmt& s) const {
-    switch (LeafWork(*s)) {
-      case Work::kCube:
+    switch (analysis::LeafWork(*s)) {
+      case analysis::Work::kCube:
         return InScope(CoreKind::kCube, s);
-      case Work::kVector:
+      case analysis::Work::kVector:
         return InScope(CoreKind::kVector, s);
-      case Work::kNone:
+      case analysis::Work::kNone:
         return s;
-      case Work::kShared:
+      case analysis::Work::kShared:
         break;
     }
     if (cube_ && vector_) {
@@ -127,8 +127,9 @@ void ReportMixedWithoutScopes(const Survey& survey, DiagnosticEngine* diag, bool
   // With CV_COMBINE, combine_cv ran first and put every leaf in a scope.
   TILEJIT_CHECK(!cv_combine) << "combine_cv left mixed cube and vector work outside the scopes";
   diag->Error(cube.loc).Note(
-      vec.loc, std::string("vector work (") + std::string(LeafName(vec)) + ") is here")
-      << "this kernel mixes cube work (" << LeafName(cube) << ") and vector work (" << LeafName(vec)
+      vec.loc, std::string("vector work (") + std::string(analysis::LeafName(vec)) + ") is here")
+      << "this kernel mixes cube work (" << analysis::LeafName(cube) << ") and vector work ("
+      << analysis::LeafName(vec)
       << ") without T.Scope; either wrap each part in `with T.Scope(\"C\"):` / "
          "`with T.Scope(\"V\"):`, or set TL_ASCEND_AUTO_CV_COMBINE in pass_configs to let the "
          "compiler split the kernel";

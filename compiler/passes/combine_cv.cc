@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/analysis/cv_handoff.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/combine_cv_internal.h"
-#include "compiler/passes/cv_handoff.h"
 
 namespace tilejit::passes {
 namespace {
@@ -130,7 +130,7 @@ class HandOffFinder : public ir::Visitor {
     if (op.op != ir::TileOpCode::kCopy || side_ < 0 || op.args.size() != 2) return;
     for (size_t i = 0; i < 2; ++i) {
       const auto* r = std::get_if<ir::Region>(&op.args[i]);
-      if (r == nullptr || !IsCompilerWorkspace(*r->buffer)) continue;
+      if (r == nullptr || !analysis::IsCompilerWorkspace(*r->buffer)) continue;
       auto [it, fresh] = uses.try_emplace(r->buffer.get());
       if (fresh) order.push_back(r->buffer.get());
       if (i == 0 && it->second.write[side_] == nullptr) it->second.write[side_] = &op;

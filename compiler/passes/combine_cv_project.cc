@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/analysis/core_kind.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/combine_cv_internal.h"
-#include "compiler/passes/core_kind.h"
 
 namespace tilejit::passes::cv {
 namespace {
@@ -39,7 +39,7 @@ bool UsesVar(const ir::Stmt& s, const ir::Var& v) {
 
 std::optional<ir::CoreKind> HomeOf(const ir::BufferNode& b) {
   if (b.scope == ir::MemScope::kUB) return ir::CoreKind::kVector;
-  if (IsCubeScope(b.scope)) return ir::CoreKind::kCube;
+  if (analysis::IsCubeScope(b.scope)) return ir::CoreKind::kCube;
   return std::nullopt;
 }
 
@@ -182,17 +182,17 @@ ir::Stmt Projector::ProjectStore(const ir::Stmt& s, const ir::StoreNode& op) {
 }
 
 ir::Stmt Projector::ProjectLeaf(const ir::Stmt& s) {
-  switch (LeafWork(*s)) {
-    case Work::kCube:
-    case Work::kVector: {
-      const bool cube = LeafWork(*s) == Work::kCube;
+  switch (analysis::LeafWork(*s)) {
+    case analysis::Work::kCube:
+    case analysis::Work::kVector: {
+      const bool cube = analysis::LeafWork(*s) == analysis::Work::kCube;
       if (cube != (core_ == ir::CoreKind::kCube)) return nullptr;
       has_work_ = true;
       return s;
     }
-    case Work::kNone:
+    case analysis::Work::kNone:
       return s;
-    case Work::kShared:
+    case analysis::Work::kShared:
       break;
   }
   if (s->kind == ir::StmtKind::kSetCrossFlag || s->kind == ir::StmtKind::kWaitCrossFlag) {

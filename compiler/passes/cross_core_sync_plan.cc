@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "common/check.h"
+#include "compiler/analysis/cv_handoff.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/cross_core_sync.h"
 #include "compiler/passes/cross_core_sync_internal.h"
-#include "compiler/passes/cv_handoff.h"
 
 namespace tilejit::passes::xsync {
 namespace {
@@ -36,7 +36,7 @@ const ir::Region* Arg(const ir::TileOpNode& op, size_t i) {
 const ir::BufferNode* WorkspaceArg(const ir::TileOpNode& op, size_t i) {
   if (op.op != ir::TileOpCode::kCopy || op.args.size() != 2) return nullptr;
   const ir::Region* r = Arg(op, i);
-  return r != nullptr && IsCompilerWorkspace(*r->buffer) ? r->buffer.get() : nullptr;
+  return r != nullptr && analysis::IsCompilerWorkspace(*r->buffer) ? r->buffer.get() : nullptr;
 }
 
 bool MentionsAny(const ir::Expr& e, const std::set<const ir::VarNode*>& vars) {

@@ -22,7 +22,7 @@
 #include <tuple>
 #include <vector>
 
-#include "compiler/codegen/tile_layout.h"
+#include "compiler/ir/buffer_layout.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
 
@@ -35,7 +35,6 @@ using ir::Region;
 using ir::Stmt;
 
 constexpr int64_t kFirstReservedEvent = 6;  // slot s uses 6 + s on m<->mte1
-constexpr int64_t kFractalBytes = 512;
 
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
@@ -72,10 +71,10 @@ Region SliceDim(Region r, size_t dim, const Expr& offset, int64_t extent) {
 
 // The L0 bytes of one slot: l0a [m, ks] as zZ fractals, l0b [ks, n] as nZ fractals.
 int64_t SlotBytesA(int64_t m, int64_t ks, int64_t c0) {
-  return codegen::CeilDiv(m, 16) * codegen::CeilDiv(ks, c0) * kFractalBytes;
+  return target::CeilDiv(m, 16) * target::CeilDiv(ks, c0) * target::kFractalBytes;
 }
 int64_t SlotBytesB(int64_t ks, int64_t n, int64_t c0) {
-  return codegen::CeilDiv(ks, c0) * codegen::CeilDiv(n, 16) * kFractalBytes;
+  return target::CeilDiv(ks, c0) * target::CeilDiv(n, 16) * target::kFractalBytes;
 }
 
 // Bytes of l0a/l0b the kernel's own Allocates take, and every gemm_v0's loc.
@@ -90,10 +89,10 @@ class KernelScan : public ir::Visitor {
   void VisitAllocate(const ir::AllocateNode& op) override {
     const ir::Buffer& b = op.buffer;
     if (b->scope == ir::MemScope::kL0A || b->scope == ir::MemScope::kL0B) {
-      codegen::TileLayout l = codegen::LayoutOf(*b, target_);
+      target::TileLayout l = ir::LayoutOf(*b, target_);
       int64_t& used = b->scope == ir::MemScope::kL0A ? used_a : used_b;
       used = b->address ? std::max(used, *b->address + l.bytes)
-                        : codegen::RoundUp(used, l.align) + l.bytes;
+                        : target::RoundUp(used, l.align) + l.bytes;
     }
     ir::Visitor::VisitAllocate(op);
   }
@@ -173,7 +172,7 @@ Stmt GemmExpander::MutateTileOp(const Stmt& s, const ir::TileOpNode& op) {
   std::optional<Scratch> sc = ScratchFor(*g, op.loc);
   if (!sc) return s;
   ctx_.Count("gemm_v0_expanded");
-  ctx_.Count("k_slices", codegen::CeilDiv(g->k, sc->kstep));
+  ctx_.Count("k_slices", target::CeilDiv(g->k, sc->kstep));
   return Expand(op, *g, *sc);
 }
 

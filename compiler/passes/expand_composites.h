@@ -14,7 +14,7 @@
 //     the loop with static extents; a single slice needs no loop.
 //   kstep: the whole K when two slots of it fit, else the largest multiple of 16 (32 for
 //   8-bit types: one C0) dividing K such that both slots fit in the L0A/L0B bytes the kernel's
-//   own L0 allocations and earlier scratch leave (codegen::LayoutOf sizes), else the largest
+//   own L0 allocations and earlier scratch leave (ir::LayoutOf sizes), else the largest
 //   fitting multiple with a tail slice.
 //   - With AUTO_SYNC off (Expert mode) the expansion carries its own syncs on the reserved
 //     event ids 6 and 7 (slot s uses 6 + s) of the m -> mte1 and mte1 -> m pairs: both

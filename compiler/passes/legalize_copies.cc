@@ -14,10 +14,11 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/codegen/tile_layout.h"
+#include "compiler/analysis/cv_handoff.h"
+#include "compiler/ir/buffer_layout.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
-#include "compiler/passes/cv_handoff.h"
+#include "compiler/passes/legalize_copies_internal.h"
 
 namespace tilejit::passes {
 namespace {
@@ -125,7 +126,7 @@ class CopyChecker : public ir::Visitor {
   bool IsLegal(MemScope src, MemScope dst) const {
     if (std::find(kIsaPaths.begin(), kIsaPaths.end(), Path{src, dst}) == kIsaPaths.end())
       return false;
-    return target::FindPath(*ctx_.target, codegen::MemOf(src), codegen::MemOf(dst)) != nullptr;
+    return target::FindPath(*ctx_.target, ir::MemOf(src), ir::MemOf(dst)) != nullptr;
   }
 
   void Check(const ir::TileOpNode& op, const ir::Region& src, const ir::Region& dst) {
@@ -138,7 +139,7 @@ class CopyChecker : public ir::Visitor {
                                << ", which is not a memory a copy can move data in";
       return;
     }
-    if (defer_cv_ && IsCrossCoreCopy(op)) {
+    if (defer_cv_ && analysis::IsCrossCoreCopy(op)) {
       // Staged through a workspace below; the round trip must still be a legal copy pair.
       ctx_.Count("cv_round_trips");
       CheckShapes(op, src, dst);
@@ -257,7 +258,7 @@ Result<ir::Kernel> LegalizeCopies(const ir::Kernel& kernel, PassContext& ctx) {
   checker.Visit(kernel.body);
   if (ctx.diag->has_errors()) return ctx.diag->ToStatus();
   ir::Kernel out = UbCastRewriter(ctx).MutateKernel(kernel);
-  if (defer_cv) return StageCrossCoreCopies(out, ctx);
+  if (defer_cv) return legalize_copies_internal::StageCrossCoreCopies(out, ctx);
   return out;
 }
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/codegen/tile_layout.h"
+#include "compiler/ir/buffer_layout.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/lower_parallel_internal.h"
@@ -71,7 +71,7 @@ ir::Buffer TempPool::Acquire(const std::vector<int64_t>& shape, ir::DType dtype,
   ir::Buffer b = ir::MakeBuffer(std::move(node));
   entries_.push_back({b, true});
   allocs_.push_back(std::make_shared<ir::AllocateNode>(b, loc));
-  ctx_.Count("temp_bytes", codegen::LayoutOf(*b, *ctx_.target).bytes);
+  ctx_.Count("temp_bytes", ir::LayoutOf(*b, *ctx_.target).bytes);
   return b;
 }
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <utility>
 
-#include "compiler/codegen/tile_layout.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/lower_parallel_internal.h"
+#include "compiler/target/tile_layout.h"
 
 namespace tilejit::passes::parallel {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "compiler/codegen/tile_layout.h"
 #include "compiler/passes/lower_parallel_internal.h"
+#include "compiler/target/tile_layout.h"
 
 namespace tilejit::passes::parallel {
 namespace {
@@ -161,7 +161,7 @@ std::optional<ir::Region> StoreLowerer::EmitMask(Value x, Value y, std::string m
   // The bit-mask contract of codegen/vector_mask.cc: one row of bits per tile row, each row
   // 32-byte aligned, plus 32 spare bytes where a scalar operand is staged.
   const std::vector<int64_t>& ext = nest_.extents;
-  const int64_t row_bytes = codegen::RoundUp(codegen::CeilDiv(ext.back(), 8), 32) + 32;
+  const int64_t row_bytes = target::RoundUp(target::CeilDiv(ext.back(), 8), 32) + 32;
   std::vector<int64_t> shape = ext.size() == 2 && ext[0] > 1
                                    ? std::vector<int64_t>{ext[0], row_bytes}
                                    : std::vector<int64_t>{row_bytes};

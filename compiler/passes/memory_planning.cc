@@ -16,10 +16,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/codegen/tile_layout.h"
+#include "compiler/analysis/buffer_lifetimes.h"
+#include "compiler/ir/buffer_layout.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
-#include "compiler/passes/buffer_lifetimes.h"
 #include "compiler/passes/memory_planning_internal.h"
 
 namespace tilejit::passes {
@@ -28,8 +28,8 @@ namespace {
 struct Item {
   ir::Buffer buffer;
   SourceLoc loc;  // the Allocate's
-  codegen::TileLayout layout;
-  Lifetime life;  // only used with reuse; an annotated buffer lives for the whole kernel
+  target::TileLayout layout;
+  analysis::Lifetime life;  // only used with reuse; an annotated buffer lives for the whole kernel
   int64_t address = -1;
   int64_t end() const { return address + layout.bytes; }
   bool Collides(int64_t addr, int64_t bytes) const {
@@ -122,10 +122,10 @@ class MemoryPlanner {
 
   // The lowest offset >= `from`, aligned, where `it` collides with no annotated buffer.
   int64_t NextFree(int64_t from, const Item& it) const {
-    int64_t addr = codegen::RoundUp(from, it.layout.align);
+    int64_t addr = target::RoundUp(from, it.layout.align);
     for (const Item* a : annotated_) {  // sorted by address
       if (addr + it.layout.bytes <= a->address || a->end() <= addr) continue;
-      addr = codegen::RoundUp(a->end(), it.layout.align);
+      addr = target::RoundUp(a->end(), it.layout.align);
     }
     return addr;
   }
@@ -193,7 +193,7 @@ class MemoryPlanner {
   // The lowest aligned offset where `it` collides with none of `live`: 0 or the end of one.
   static int64_t LowestFree(const Item& it, const std::vector<const Item*>& live) {
     std::vector<int64_t> starts = {0};
-    for (const Item* p : live) starts.push_back(codegen::RoundUp(p->end(), it.layout.align));
+    for (const Item* p : live) starts.push_back(target::RoundUp(p->end(), it.layout.align));
     std::sort(starts.begin(), starts.end());
     for (int64_t addr : starts) {
       bool free = true;
@@ -249,8 +249,8 @@ Result<ir::Kernel> MemoryPlanning(const ir::Kernel& kernel, PassContext& ctx) {
   const bool reuse = ctx.configs.memory_planning && ctx.configs.auto_sync;
   AllocCollector collector;
   collector.Visit(kernel.body);
-  std::unordered_map<const ir::BufferNode*, Lifetime> lifetimes;
-  if (reuse) lifetimes = BufferLifetimes(kernel.body);
+  std::unordered_map<const ir::BufferNode*, analysis::Lifetime> lifetimes;
+  if (reuse) lifetimes = analysis::BufferLifetimes(kernel.body);
 
   std::vector<MemoryPlanner> planners;
   for (target::Mem m : kPlacedMems) planners.emplace_back(m, CapacityOf(*ctx.target, m), ctx);
@@ -263,11 +263,11 @@ Result<ir::Kernel> MemoryPlanning(const ir::Kernel& kernel, PassContext& ctx) {
                                   << "; memory planning needs l1, l0a, l0b, l0c or ub";
       continue;
     }
-    target::Mem mem = codegen::MemOf(b->scope);
+    target::Mem mem = ir::MemOf(b->scope);
     auto& planner =
         planners[std::find(kPlacedMems.begin(), kPlacedMems.end(), mem) - kPlacedMems.begin()];
-    Lifetime life = reuse ? lifetimes.at(b.get()) : Lifetime{};
-    planner.Add(Item{b, alloc->loc, codegen::LayoutOf(*b, *ctx.target), life});
+    analysis::Lifetime life = reuse ? lifetimes.at(b.get()) : analysis::Lifetime{};
+    planner.Add(Item{b, alloc->loc, ir::LayoutOf(*b, *ctx.target), life});
   }
   if (ctx.diag->has_errors()) return ctx.diag->ToStatus();
 

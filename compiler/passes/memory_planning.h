@@ -6,7 +6,7 @@
 //  - addresses the author gave (T.annotate_address, ir::BufferNode::address) are kept; an
 //    annotation that is not aligned to the layout's alignment, that overlaps another
 //    annotated buffer or that runs past the memory is a diagnostic;
-//  - sizes and alignments are codegen::LayoutOf's (fractal padding included), so placement
+//  - sizes and alignments are ir::LayoutOf's (fractal padding included), so placement
 //    reserves exactly the bytes codegen addresses;
 //  - a buffer that does not fit is a diagnostic naming the buffer, the memory, the bytes it
 //    needs and the bytes still free, with a note listing the largest buffers of that memory.

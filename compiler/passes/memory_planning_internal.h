@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "compiler/passes/buffer_lifetimes.h"
+#include "compiler/analysis/buffer_lifetimes.h"
 
 namespace tilejit::passes::memory_planning_internal {
 
@@ -26,7 +26,7 @@ struct Slot {
   int64_t address = 0;  // in: the first-fit offset; out: the chosen one
   int64_t bytes = 0;
   int64_t align = 1;
-  Lifetime life;
+  analysis::Lifetime life;
   bool fixed = false;  // an annotated buffer: never moves, reserved for the whole kernel
 };
 

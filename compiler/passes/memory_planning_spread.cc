@@ -7,8 +7,8 @@
 // the first-fit byte count and removes the closest reuses it can, not an optimal assignment.
 #include <algorithm>
 
-#include "compiler/codegen/tile_layout.h"
 #include "compiler/passes/memory_planning_internal.h"
+#include "compiler/target/tile_layout.h"
 
 namespace tilejit::passes::memory_planning_internal {
 namespace {
@@ -23,7 +23,7 @@ bool BytesOverlap(int64_t a, int64_t a_bytes, int64_t b, int64_t b_bytes) {
 }
 
 // How close, in program order, two buffers with disjoint lifetimes are; larger is closer.
-double Closeness(const Lifetime& a, const Lifetime& b) {
+double Closeness(const analysis::Lifetime& a, const analysis::Lifetime& b) {
   const int gap = a.last < b.first ? b.first - a.last : a.first - b.last;
   return 1.0 / std::max(gap, 1);
 }
@@ -77,7 +77,7 @@ class Spreader {
     for (size_t j = 0; j < slots_.size(); ++j) {
       if (j == i) continue;
       const Slot& o = slots_[j];
-      out.push_back(codegen::RoundUp(o.address + o.bytes, s.align));
+      out.push_back(target::RoundUp(o.address + o.bytes, s.align));
       const int64_t below = o.address - s.bytes;
       if (below >= 0) out.push_back(below / s.align * s.align);
     }

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/codegen/tile_layout.h"
+#include "compiler/analysis/buffer_access.h"
+#include "compiler/ir/buffer_layout.h"
 #include "compiler/ir/mutator.h"
-#include "compiler/passes/buffer_access.h"
 #include "compiler/passes/cross_core_sync.h"
 #include "compiler/passes/multi_buffer_internal.h"
 
@@ -108,8 +108,8 @@ class Versioner {
 
  private:
   int StagesOf(const ir::ForNode& f) const;
-  std::vector<Candidate> Analyze(const AccessTrace& t, int loop, int stages) const;
-  bool FirstAccessIsWholeWrite(const AccessTrace& t, int loop, const ir::BufferNode* b,
+  std::vector<Candidate> Analyze(const analysis::AccessTrace& t, int loop, int stages) const;
+  bool FirstAccessIsWholeWrite(const analysis::AccessTrace& t, int loop, const ir::BufferNode* b,
                                size_t first, bool remap) const;
   bool WholeWrite(const ir::Region& r, bool remap) const;
   std::vector<Version> Select(const std::vector<Candidate>& cands, const ir::ForNode& loop,
@@ -117,7 +117,7 @@ class Versioner {
   void Warn(const ir::ForNode& loop, int stages, const ir::Buffer& b, target::Mem mem, int64_t need,
             int64_t free_bytes);
   void Apply(const ir::ForNode& loop, int stages, std::vector<Version> versions);
-  void InitUsage(const AccessTrace& t);
+  void InitUsage(const analysis::AccessTrace& t);
 
   ir::Kernel kernel_;
   PassContext& ctx_;
@@ -157,14 +157,14 @@ bool Versioner::WholeWrite(const ir::Region& r, bool remap) const {
   return true;
 }
 
-bool Versioner::FirstAccessIsWholeWrite(const AccessTrace& t, int loop, const ir::BufferNode* b,
-                                        size_t first, bool remap) const {
+bool Versioner::FirstAccessIsWholeWrite(const analysis::AccessTrace& t, int loop,
+                                        const ir::BufferNode* b, size_t first, bool remap) const {
   const int pos = t.accesses[first].pos;
   if (t.accesses[first].control != loop) return false;
   if (t.accesses[first].stmt->kind != ir::StmtKind::kTileOp) return false;
   bool wrote = false;
   for (size_t i = first; i < t.accesses.size() && t.accesses[i].pos == pos; ++i) {
-    const BufferAccess& a = t.accesses[i].access;
+    const analysis::BufferAccess& a = t.accesses[i].access;
     if (a.buffer != b) continue;
     if (!a.write || a.region == nullptr || !WholeWrite(*a.region, remap)) return false;
     wrote = true;
@@ -172,8 +172,9 @@ bool Versioner::FirstAccessIsWholeWrite(const AccessTrace& t, int loop, const ir
   return wrote;
 }
 
-std::vector<Candidate> Versioner::Analyze(const AccessTrace& t, int loop, int stages) const {
-  const TracedControl& c = t.controls[loop];
+std::vector<Candidate> Versioner::Analyze(const analysis::AccessTrace& t, int loop,
+                                          int stages) const {
+  const analysis::TracedControl& c = t.controls[loop];
   bool nested = false;
   for (int p = c.parent; p >= 0; p = t.controls[p].parent) nested = nested || t.controls[p].is_loop;
   std::map<const ir::BufferNode*, size_t> first;  // first access inside the body
@@ -181,7 +182,7 @@ std::vector<Candidate> Versioner::Analyze(const AccessTrace& t, int loop, int st
   std::set<const ir::BufferNode*> not_slot0;  // some access is not at index 0 of dim 0
   std::vector<const ir::BufferNode*> order;
   for (size_t i = 0; i < t.accesses.size(); ++i) {
-    const TracedAccess& a = t.accesses[i];
+    const analysis::TracedAccess& a = t.accesses[i];
     const ir::BufferNode* b = a.access.buffer;
     const ir::Region* r = a.access.region;
     if (r == nullptr || r->ranges.empty() || !IsConst(r->ranges[0].min, 0) ||
@@ -229,9 +230,9 @@ std::vector<Version> Versioner::Select(const std::vector<Candidate>& cands, cons
   for (const Candidate& c : cands) {
     Version v{c.buffer, {}, c.remap};
     if (c.buffer->scope != ir::MemScope::kGM && !c.remap) {
-      const target::Mem mem = codegen::MemOf(c.buffer->scope);
-      const codegen::TileLayout l = codegen::LayoutOf(*c.buffer, *ctx_.target);
-      const int64_t need = (stages - 1) * codegen::RoundUp(l.bytes, l.align);
+      const target::Mem mem = ir::MemOf(c.buffer->scope);
+      const target::TileLayout l = ir::LayoutOf(*c.buffer, *ctx_.target);
+      const int64_t need = (stages - 1) * target::RoundUp(l.bytes, l.align);
       const int64_t capacity = target::MemInfoOf(*ctx_.target, mem)->bytes.value;
       if (used_[mem] + need > capacity) {
         if (loop.for_kind == ir::ForKind::kPipelined)
@@ -273,30 +274,30 @@ void Versioner::Apply(const ir::ForNode& loop, int stages, std::vector<Version> 
   ctx_.Count("loops_unrolled");
 }
 
-void Versioner::InitUsage(const AccessTrace& t) {
+void Versioner::InitUsage(const analysis::AccessTrace& t) {
   for (const ir::Buffer& p : kernel_.params) buffers_[p.get()] = p;
   for (const auto& [alloc, pos] : t.allocs) {
     const ir::Buffer& b = alloc->buffer;
     buffers_[b.get()] = b;
     if (!IsTileScope(b->scope)) continue;
-    const codegen::TileLayout l = codegen::LayoutOf(*b, *ctx_.target);
-    used_[codegen::MemOf(b->scope)] += codegen::RoundUp(l.bytes, l.align);
+    const target::TileLayout l = ir::LayoutOf(*b, *ctx_.target);
+    used_[ir::MemOf(b->scope)] += target::RoundUp(l.bytes, l.align);
   }
 }
 
 ir::Kernel Versioner::Run() {
-  InitUsage(TraceAccesses(kernel_.body));
+  InitUsage(analysis::TraceAccesses(kernel_.body));
   per_family_ = CrossFlagsPerFamily(kernel_, *ctx_.target);
   while (true) {
-    const AccessTrace t = TraceAccesses(kernel_.body);
+    const analysis::AccessTrace t = analysis::TraceAccesses(kernel_.body);
     int next = -1;
     for (size_t i = 0; i < t.controls.size() && next < 0; ++i) {
-      const TracedControl& c = t.controls[i];
+      const analysis::TracedControl& c = t.controls[i];
       if (!c.is_loop || done_.count(c.node) != 0) continue;
       next = static_cast<int>(i);
     }
     if (next < 0) return kernel_;
-    const TracedControl& c = t.controls[next];
+    const analysis::TracedControl& c = t.controls[next];
     const auto& loop = static_cast<const ir::ForNode&>(*c.node);
     done_.insert(c.node);
     const int stages = StagesOf(loop);

@@ -22,7 +22,7 @@
 //
 // Capacity: candidates are taken in the order of their first access in the body; an on-chip
 // candidate is versioned only if its S - 1 extra copies still fit in its memory next to every
-// buffer allocated so far (padded sizes of codegen::LayoutOf, summed as sequential placement
+// buffer allocated so far (padded sizes of ir::LayoutOf, summed as sequential placement
 // would place them), otherwise it is skipped and later candidates are still tried; workspaces
 // cost no on-chip memory and are always versioned. For an explicit T.Pipelined a skipped
 // candidate is a warning naming the buffer, its memory and the bytes needed and free.

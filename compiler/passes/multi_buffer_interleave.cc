@@ -65,7 +65,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "compiler/passes/buffer_access.h"
+#include "compiler/analysis/buffer_access.h"
 #include "compiler/passes/cross_core_sync.h"
 #include "compiler/passes/multi_buffer_internal.h"
 
@@ -88,7 +88,7 @@ bool Flatten(const ir::Stmt& s, std::vector<ir::Stmt>* out, std::vector<const ir
     return true;
   }
   if (const auto* let = ir::TryAs<ir::LetNode>(s)) {
-    if (!AccessesOf(*let).empty()) return false;
+    if (!analysis::AccessesOf(*let).empty()) return false;
     lets->push_back(let);
     return Flatten(let->body, out, lets);
   }
@@ -98,7 +98,8 @@ bool Flatten(const ir::Stmt& s, std::vector<ir::Stmt>* out, std::vector<const ir
 
 Unit MakeUnit(const ir::Stmt& s) {
   Unit u{s, s->kind != ir::StmtKind::kTileOp && s->kind != ir::StmtKind::kStore, {}};
-  for (const BufferAccess& a : AccessesOf(*s)) u.touches[a.buffer] = u.touches[a.buffer] || a.write;
+  for (const analysis::BufferAccess& a : analysis::AccessesOf(*s))
+    u.touches[a.buffer] = u.touches[a.buffer] || a.write;
   return u;
 }
 

@@ -17,12 +17,14 @@
 #include <vector>
 
 #include "common/check.h"
+#include "compiler/analysis/sync_analysis.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
-#include "compiler/passes/sync_analysis.h"
 
 namespace tilejit::passes {
 namespace {
+
+namespace sync = analysis::sync;
 
 using sync::Hazard;
 using sync::Node;

@@ -9,12 +9,14 @@
 #include <sstream>
 #include <variant>
 
+#include "compiler/analysis/sync_analysis.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
-#include "compiler/passes/sync_analysis.h"
 
 namespace tilejit::passes {
 namespace {
+
+namespace sync = analysis::sync;
 
 using sync::FlagIssue;
 using sync::Hazard;

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <string>
 
+#include "compiler/analysis/core_kind.h"
 #include "compiler/ir/visitor.h"
-#include "compiler/passes/core_kind.h"
 #include "compiler/passes/vid_reduction_internal.h"
 
 namespace tilejit::passes::vid {
@@ -201,7 +201,7 @@ class Surveyor : public ir::Visitor {
   void Outside(const Region& ub, const Region& other, SourceLoc loc, bool write) {
     const int b = Id(*ub.buffer);
     const MemScope scope = other.buffer->scope;
-    if (write && (scope == MemScope::kGM || IsCubeScope(scope)))
+    if (write && (scope == MemScope::kGM || analysis::IsCubeScope(scope)))
       flow_.writes.push_back({b, loc, std::string(ir::MemScopeName(scope))});
     RowUse u = Use(ub);
     if (u.kind == RowAccess::kRowVar) RowLoop(u.var, b);
@@ -209,7 +209,7 @@ class Surveyor : public ir::Visitor {
     std::optional<size_t> dim = PartnerRowDim(ub, other);
     if (!dim.has_value()) return;
     const char* dir = write ? "to" : "from";
-    if (IsCubeScope(scope) && u.kind == RowAccess::kWhole) {
+    if (analysis::IsCubeScope(scope) && u.kind == RowAccess::kWhole) {
       Split(b, loc, std::string("it is copied ") + dir + " a cube buffer of the block's rows");
       return;
     }

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/codegen/tile_layout.h"
 #include "compiler/ir/ir_parser.h"
 #include "compiler/ir/printer.h"
+#include "compiler/target/tile_layout.h"
 #include "tests/compiler/codegen/codegen_test_util.h"
 
 namespace tilejit::codegen {

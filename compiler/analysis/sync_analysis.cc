@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "common/check.h"
-#include "compiler/passes/sync_analysis_internal.h"
+#include "compiler/analysis/sync_analysis_internal.h"
 
-namespace tilejit::passes::sync {
+namespace tilejit::analysis::sync {
 namespace internal {
 namespace {
 
@@ -388,4 +388,4 @@ std::string HazardKindName(const Hazard& h) {
   return h.first_write ? "RAW" : "WAR";
 }
 
-}  // namespace tilejit::passes::sync
+}  // namespace tilejit::analysis::sync

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The classification lives in one place so that the pass which scopes Expert kernels and the
 // pass which splits Developer kernels can never disagree about where a statement runs.
-#include "compiler/passes/core_kind.h"
+#include "compiler/analysis/core_kind.h"
 
 #include <variant>
 
-namespace tilejit::passes {
+namespace tilejit::analysis {
 namespace {
 
 Work Combine(Work a, Work b) { return a == Work::kShared ? b : a; }
@@ -69,4 +69,4 @@ std::string_view LeafName(const ir::StmtNode& s) {
   return s.kind == ir::StmtKind::kStore ? "store" : "sync";
 }
 
-}  // namespace tilejit::passes
+}  // namespace tilejit::analysis

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The access model and the happens-before analysis shared by sync_insert and verify_sync.
-#include "compiler/passes/sync_analysis.h"
+#include "compiler/analysis/sync_analysis.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "compiler/analysis/sync_access.h"
 #include "compiler/ir/ir_parser.h"
-#include "compiler/passes/sync_access.h"
 
-namespace tilejit::passes::sync {
+namespace tilejit::analysis::sync {
 namespace {
 
 constexpr std::string_view kHeader = R"(param %p0: gm float16[64, 64] input
@@ -248,4 +248,4 @@ TEST(SyncAnalysis, ALoopWhoseTripCountIsAtLeastOneOrdersWhatFollowsIt) {
 }
 
 }  // namespace
-}  // namespace tilejit::passes::sync
+}  // namespace tilejit::analysis::sync

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "common/check.h"
-#include "compiler/passes/sync_analysis.h"
+#include "compiler/analysis/sync_analysis.h"
 
-namespace tilejit::passes::sync {
+namespace tilejit::analysis::sync {
 
 Program::Program(const ir::Stmt& root, const target::NpuTarget& target) : target_(target) {
   root_ = BuildSeq(root, nullptr);
@@ -185,4 +185,4 @@ ir::Stmt RebuildNode(const Node* n) {
 
 ir::Stmt Program::Rebuild() const { return RebuildNode(root_.get()); }
 
-}  // namespace tilejit::passes::sync
+}  // namespace tilejit::analysis::sync

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+// legalize_copies, part 2: cube <-> vector hand-offs through compiler workspaces (see
+// legalize_copies_internal.h).
+//
 // Why a workspace per copy statement rather than per buffer: each copy is one hand-off with
 // its own producer and consumer position, and cross_core_sync pairs writes and reads of a
 // workspace one to one; sharing a workspace between two copies would make their slots alias.
@@ -7,19 +10,19 @@
 // Why the cube side copies the whole buffer: with threads=2 each AIV moves its own half of
 // the rows (vid_reduction rewrote the regions with vid), while the single AIC serves both;
 // the whole buffer is exactly the union of the halves and keeps the AIC program vid-free.
-#include "compiler/passes/cv_handoff.h"
-
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "compiler/analysis/cv_handoff.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/passes/legalize_copies_internal.h"
 
-namespace tilejit::passes {
+namespace tilejit::passes::legalize_copies_internal {
 namespace {
 
 using ir::MemScope;
@@ -68,7 +71,7 @@ class Stager : public ir::Mutator {
   }
 
   ir::Stmt MutateTileOp(const ir::Stmt& s, const ir::TileOpNode& op) override {
-    if (!IsCrossCoreCopy(op)) return s;
+    if (!analysis::IsCrossCoreCopy(op)) return s;
     if (!grid_.has_value()) {
       if (!reported_grid_) {
         ctx_.diag->Error(op.loc)
@@ -181,20 +184,6 @@ class Stager : public ir::Mutator {
 
 }  // namespace
 
-bool IsCrossCoreCopy(const ir::TileOpNode& op) {
-  if (op.op != ir::TileOpCode::kCopy) return false;
-  const ir::Region* dst = RegionArg(op, 0);
-  const ir::Region* src = RegionArg(op, 1);
-  if (dst == nullptr || src == nullptr || op.args.size() != 2) return false;
-  const MemScope s = src->buffer->scope;
-  const MemScope d = dst->buffer->scope;
-  return (s == MemScope::kL0C && d == MemScope::kUB) || (s == MemScope::kUB && d == MemScope::kL1);
-}
-
-bool IsCompilerWorkspace(const ir::BufferNode& b) {
-  return b.compiler_made && b.role == ir::BufferRole::kWorkspace && b.scope == MemScope::kGM;
-}
-
 Result<ir::Kernel> StageCrossCoreCopies(const ir::Kernel& kernel, PassContext& ctx) {
   Stager stager(ctx, kernel.params);
   ir::Kernel out = stager.MutateKernel(kernel);
@@ -206,4 +195,4 @@ Result<ir::Kernel> StageCrossCoreCopies(const ir::Kernel& kernel, PassContext& c
   return out;
 }
 
-}  // namespace tilejit::passes
+}  // namespace tilejit::passes::legalize_copies_internal

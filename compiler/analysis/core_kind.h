@@ -14,7 +14,7 @@
 
 #include "compiler/ir/ir.h"
 
-namespace tilejit::passes {
+namespace tilejit::analysis {
 
 // The work a statement does: for one core type, for whichever types the kernel has (a sync on
 // pipes both cores own), or none (control flow, lets, allocations, stores to non-UB buffers).
@@ -32,4 +32,4 @@ Work LeafWork(const ir::StmtNode& s);
 // A short name for messages: the tile op's name, "store" or "sync".
 std::string_view LeafName(const ir::StmtNode& s);
 
-}  // namespace tilejit::passes
+}  // namespace tilejit::analysis

@@ -15,9 +15,9 @@
 #include <tuple>
 #include <vector>
 
-#include "compiler/passes/sync_analysis.h"
+#include "compiler/analysis/sync_analysis.h"
 
-namespace tilejit::passes::sync::internal {
+namespace tilejit::analysis::sync::internal {
 
 // A record key: the core (0 or 1) and the statement part.
 using Key = int64_t;
@@ -139,4 +139,4 @@ class Walker {
   std::set<std::tuple<const Node*, int, const Node*, int>> seen_;
 };
 
-}  // namespace tilejit::passes::sync::internal
+}  // namespace tilejit::analysis::sync::internal

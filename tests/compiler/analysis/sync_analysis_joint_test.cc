@@ -8,10 +8,10 @@
 #include <memory>
 #include <string>
 
+#include "compiler/analysis/sync_analysis.h"
 #include "compiler/ir/ir_parser.h"
-#include "compiler/passes/sync_analysis.h"
 
-namespace tilejit::passes::sync {
+namespace tilejit::analysis::sync {
 namespace {
 
 constexpr std::string_view kJointHeader = R"(param %p0: gm float16[64, 64] input
@@ -156,4 +156,4 @@ TEST(SyncAnalysisJoint, CountersSetInAnotherModeAreNotFollowed) {
 }
 
 }  // namespace
-}  // namespace tilejit::passes::sync
+}  // namespace tilejit::analysis::sync

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // The access model of sync_access.h. Ranges come from codegen's own layout table
-// (codegen::LayoutOf), so the bytes we order are the bytes codegen addresses; where a region
+// (ir::LayoutOf), so the bytes we order are the bytes codegen addresses; where a region
 // index is a runtime value the range widens to the whole buffer rather than guess.
-#include "compiler/passes/sync_access.h"
+#include "compiler/analysis/sync_access.h"
 
 #include <algorithm>
 #include <optional>
 #include <variant>
 
 #include "common/check.h"
-#include "compiler/codegen/tile_layout.h"
+#include "compiler/ir/buffer_layout.h"
 #include "compiler/ir/visitor.h"
 
-namespace tilejit::passes::sync {
+namespace tilejit::analysis::sync {
 namespace {
 
 using target::Mem;
@@ -23,7 +23,7 @@ bool HasMemory(ir::MemScope s) {
 
 // The byte range of `region` in its buffer's layout, relative to the buffer's start.
 std::pair<int64_t, int64_t> RegionBytes(const ir::Region& region,
-                                        const codegen::TileLayout& layout) {
+                                        const target::TileLayout& layout) {
   const std::vector<int64_t>& shape = region.buffer->shape;
   const size_t rank = shape.size();
   const size_t lead = rank > 2 ? rank - 2 : 0;
@@ -38,7 +38,7 @@ std::pair<int64_t, int64_t> RegionBytes(const ir::Region& region,
     hi = hi * shape[d] + *mn + region.ranges[d].extent - 1;
   }
   std::pair<int64_t, int64_t> out{lo * layout.matrix_bytes, (hi + 1) * layout.matrix_bytes};
-  if (lo != hi || layout.kind != codegen::LayoutKind::kND || rank == 0) return out;
+  if (lo != hi || layout.kind != target::LayoutKind::kND || rank == 0) return out;
   // One ND matrix: narrow to the rows (or, for a vector, the elements) the box covers.
   const ir::Range& inner = rank >= 2 ? region.ranges[rank - 2] : region.ranges[0];
   std::optional<int64_t> first = ir::AsConstInt(inner.min);
@@ -51,10 +51,10 @@ std::pair<int64_t, int64_t> RegionBytes(const ir::Region& region,
 
 Access AccessOf(const ir::Region& region, bool write, const target::NpuTarget& target) {
   const ir::BufferNode& buf = *region.buffer;
-  const codegen::TileLayout layout = codegen::LayoutOf(buf, target);
+  const target::TileLayout layout = ir::LayoutOf(buf, target);
   auto [b, e] = RegionBytes(region, layout);
   Access a;
-  a.mem = codegen::MemOf(buf.scope);
+  a.mem = ir::MemOf(buf.scope);
   a.write = write;
   if (a.mem == Mem::kGM || !buf.address.has_value()) {
     a.tensor = region.buffer.get();
@@ -125,7 +125,7 @@ std::vector<Part> TileOpParts(const ir::TileOpNode& op, const target::NpuTarget&
   if (op.op == ir::TileOpCode::kCopy && op.args.size() == 2 && first != nullptr &&
       std::holds_alternative<ir::Region>(op.args[1])) {
     const ir::Region& src = std::get<ir::Region>(op.args[1]);
-    work.pipe = CopyPipe(codegen::MemOf(src.buffer->scope), codegen::MemOf(first->buffer->scope));
+    work.pipe = CopyPipe(ir::MemOf(src.buffer->scope), ir::MemOf(first->buffer->scope));
   } else if (op.op == ir::TileOpCode::kMma || op.op == ir::TileOpCode::kGemmV0) {
     work.pipe = ir::Pipe::kM;
   }
@@ -225,4 +225,4 @@ bool Conflicts(const Access& a, const Access& b) {
   return true;
 }
 
-}  // namespace tilejit::passes::sync
+}  // namespace tilejit::analysis::sync

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
+// The parts of legalize_copies (legalize_copies.cc, legalize_copies_cv.cc). Not part of the
+// pass API.
+//
 // Cube <-> vector hand-offs through compiler workspaces: the rewrite legalize_copies applies
 // to L0C->UB and UB->L1 copies when TL_ASCEND_AUTO_CV_COMBINE is on and the kernel has no
-// T.Scope (DESIGN.md section 4, step 5), and the helpers later passes use to recognise the
-// workspaces it creates.
+// T.Scope (DESIGN.md section 4, step 5).
 //
 // For each such copy a new GM parameter is appended to Kernel::params and
 // Kernel::workspace_idx: role kWorkspace, compiler_made, shape [grid, <shape of the cube-side
@@ -24,17 +26,11 @@
 #include "compiler/ir/ir.h"
 #include "compiler/passes/pass.h"
 
-namespace tilejit::passes {
-
-// True for an L0C->UB or UB->L1 copy (a path with no on-chip instruction on 910B).
-bool IsCrossCoreCopy(const ir::TileOpNode& op);
+namespace tilejit::passes::legalize_copies_internal {
 
 // Rewrites every cross-core copy of `kernel` as above. The copies must already have been
 // checked (shapes, conversions). A launch grid that is not a compile-time constant is a
 // diagnostic at the first such copy (the workspace is sized by it).
 Result<ir::Kernel> StageCrossCoreCopies(const ir::Kernel& kernel, PassContext& ctx);
 
-// True if `b` is a GM workspace a pass added (role kWorkspace and compiler_made).
-bool IsCompilerWorkspace(const ir::BufferNode& b);
-
-}  // namespace tilejit::passes
+}  // namespace tilejit::passes::legalize_copies_internal

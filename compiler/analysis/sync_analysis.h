@@ -39,11 +39,11 @@
 #include <string>
 #include <vector>
 
+#include "compiler/analysis/sync_access.h"
 #include "compiler/ir/ir.h"
-#include "compiler/passes/sync_access.h"
 #include "compiler/target/npu_target.h"
 
-namespace tilejit::passes::sync {
+namespace tilejit::analysis::sync {
 
 enum class NodeKind : uint8_t { kSeq, kLeaf, kSync, kFor, kIf, kLet, kScope };
 
@@ -163,4 +163,4 @@ std::array<Analysis, 2> AnalyzeCores(const Program& cube, const Program& vector,
 // "RAW" / "WAR" / "WAW" of a hazard.
 std::string HazardKindName(const Hazard& h);
 
-}  // namespace tilejit::passes::sync
+}  // namespace tilejit::analysis::sync

@@ -18,10 +18,10 @@
 #include <utility>
 
 #include "common/check.h"
+#include "compiler/analysis/sync_analysis_internal.h"
 #include "compiler/ir/printer.h"
-#include "compiler/passes/sync_analysis_internal.h"
 
-namespace tilejit::passes::sync::internal {
+namespace tilejit::analysis::sync::internal {
 
 // Walks two flattened statement lists together; holds the per-node caches of one run.
 class JointSchedule {
@@ -253,4 +253,4 @@ void Walker::CrossWait(const ir::CrossFlagNode& f, int core, State& st) {
   Gain(token, f.pipe, core, st);
 }
 
-}  // namespace tilejit::passes::sync::internal
+}  // namespace tilejit::analysis::sync::internal

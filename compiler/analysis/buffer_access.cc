@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // One place for the read/write rule of tile ops, so that the two buffer passes agree on what
 // "first written" and "last used" mean.
-#include "compiler/passes/buffer_access.h"
+#include "compiler/analysis/buffer_access.h"
 
 #include <initializer_list>
 #include <variant>
 
 #include "compiler/ir/visitor.h"
 
-namespace tilejit::passes {
+namespace tilejit::analysis {
 namespace {
 
 // Loads inside expressions (reads of single elements).
@@ -182,4 +182,4 @@ AccessTrace TraceAccesses(const ir::Stmt& root) {
   return trace;
 }
 
-}  // namespace tilejit::passes
+}  // namespace tilejit::analysis

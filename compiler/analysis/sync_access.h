@@ -25,7 +25,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/target/npu_target.h"
 
-namespace tilejit::passes::sync {
+namespace tilejit::analysis::sync {
 
 struct Access {
   target::Mem mem = target::Mem::kGM;
@@ -64,4 +64,4 @@ std::vector<Part> DescribeStmt(const ir::Stmt& s, const target::NpuTarget& targe
 // conflict with memory accesses (the analysis handles them).
 bool Conflicts(const Access& a, const Access& b);
 
-}  // namespace tilejit::passes::sync
+}  // namespace tilejit::analysis::sync

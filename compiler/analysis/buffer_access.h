@@ -19,7 +19,7 @@
 
 #include "compiler/ir/ir.h"
 
-namespace tilejit::passes {
+namespace tilejit::analysis {
 
 struct BufferAccess {
   const ir::BufferNode* buffer = nullptr;
@@ -60,4 +60,4 @@ struct AccessTrace {
 
 AccessTrace TraceAccesses(const ir::Stmt& root);
 
-}  // namespace tilejit::passes
+}  // namespace tilejit::analysis

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Extending to whole loops is coarser than a data-flow liveness (which would let two buffers of
 // one loop body share bytes when neither crosses iterations), deliberately: see the header.
-#include "compiler/passes/buffer_lifetimes.h"
+#include "compiler/analysis/buffer_lifetimes.h"
 
 #include <algorithm>
 
-#include "compiler/passes/buffer_access.h"
+#include "compiler/analysis/buffer_access.h"
 
-namespace tilejit::passes {
+namespace tilejit::analysis {
 
 std::unordered_map<const ir::BufferNode*, Lifetime> BufferLifetimes(const ir::Stmt& root) {
   const AccessTrace trace = TraceAccesses(root);
@@ -32,4 +32,4 @@ std::unordered_map<const ir::BufferNode*, Lifetime> BufferLifetimes(const ir::St
   return out;
 }
 
-}  // namespace tilejit::passes
+}  // namespace tilejit::analysis

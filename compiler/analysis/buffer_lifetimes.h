@@ -20,7 +20,7 @@
 
 #include "compiler/ir/ir.h"
 
-namespace tilejit::passes {
+namespace tilejit::analysis {
 
 struct Lifetime {
   int first = 0;
@@ -31,4 +31,4 @@ struct Lifetime {
 // The lifetime of every buffer allocated in `root` (keyed by node identity).
 std::unordered_map<const ir::BufferNode*, Lifetime> BufferLifetimes(const ir::Stmt& root);
 
-}  // namespace tilejit::passes
+}  // namespace tilejit::analysis
