@@ -104,9 +104,7 @@ Status FillParams(const ir::Kernel& k, DiagnosticEngine* diag, target::KernelMet
     target::KernelParam p;
     p.name = names[i];
     p.shape = b.shape;
-    auto et = target::ParseElementType(ir::DTypeName(b.dtype));
-    TILEJIT_CHECK(et.has_value()) << "no element type for " << ir::DTypeName(b.dtype);
-    p.dtype = *et;
+    p.dtype = b.dtype;
     switch (b.role) {
       case ir::BufferRole::kOutput:
         p.role = target::ParamRole::kOutput;

@@ -8,50 +8,16 @@ namespace tilejit::ir {
 
 namespace {
 
-struct DTypeInfo {
-  DType type;
-  std::string_view name;
-  int bits;
-};
-
-constexpr std::array<DTypeInfo, 12> kDTypes = {{
-    {DType::kBool, "bool", 8},
-    {DType::kInt8, "int8", 8},
-    {DType::kInt16, "int16", 16},
-    {DType::kInt32, "int32", 32},
-    {DType::kInt64, "int64", 64},
-    {DType::kUInt8, "uint8", 8},
-    {DType::kUInt16, "uint16", 16},
-    {DType::kUInt32, "uint32", 32},
-    {DType::kUInt64, "uint64", 64},
-    {DType::kFloat16, "float16", 16},
-    {DType::kBFloat16, "bfloat16", 16},
-    {DType::kFloat32, "float32", 32},
-}};
-
 constexpr std::array<std::string_view, 9> kScopeNames = {"gm",  "shared", "fragment", "l1", "l0a",
                                                          "l0b", "l0c",    "ub",       "var"};
 
 }  // namespace
 
-std::string_view DTypeName(DType t) { return kDTypes[static_cast<size_t>(t)].name; }
-
 std::optional<DType> ParseDType(std::string_view name) {
   if (name == "float") return DType::kFloat32;
   if (name == "half") return DType::kFloat16;
-  for (const DTypeInfo& info : kDTypes) {
-    if (info.name == name) return info.type;
-  }
-  return std::nullopt;
+  return target::ParseElementType(name);
 }
-
-int DTypeBits(DType t) { return kDTypes[static_cast<size_t>(t)].bits; }
-
-bool IsFloat(DType t) {
-  return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32;
-}
-
-bool IsInt(DType t) { return !IsFloat(t) && t != DType::kBool; }
 
 std::string_view MemScopeName(MemScope s) { return kScopeNames[static_cast<size_t>(s)]; }
 

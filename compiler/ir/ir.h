@@ -26,6 +26,7 @@
 
 #include "common/check.h"
 #include "common/source_loc.h"
+#include "compiler/target/element_type.h"
 #include "compiler/target/pipe.h"
 
 namespace tilejit::ir {
@@ -35,29 +36,16 @@ using target::Pipe;
 // ---------------------------------------------------------------------------------------------
 // Types
 
-enum class DType : uint8_t {
-  kBool,
-  kInt8,
-  kInt16,
-  kInt32,
-  kInt64,
-  kUInt8,
-  kUInt16,
-  kUInt32,
-  kUInt64,
-  kFloat16,
-  kBFloat16,
-  kFloat32,
-};
-
-// Canonical names: "bool", "int8", ..., "float16", "bfloat16", "float32".
-std::string_view DTypeName(DType t);
+// The element type of values and buffers: the target's one element-type enum
+// (compiler/target/element_type.h), under the IR's spellings.
+using DType = target::ElementType;
+inline std::string_view DTypeName(DType t) { return target::ElementTypeName(t); }
 // Accepts the canonical names plus TileLang's aliases ("float" = float32, "half" = float16).
 std::optional<DType> ParseDType(std::string_view name);
-int DTypeBits(DType t);
-inline int DTypeBytes(DType t) { return DTypeBits(t) <= 8 ? 1 : DTypeBits(t) / 8; }
-bool IsFloat(DType t);
-bool IsInt(DType t);  // signed or unsigned integer (not bool)
+inline int DTypeBits(DType t) { return target::ElementTypeBits(t); }
+inline int DTypeBytes(DType t) { return target::ElementTypeBytes(t); }
+inline bool IsFloat(DType t) { return target::IsFloatElement(t); }
+inline bool IsInt(DType t) { return target::IsIntElement(t); }  // signed or unsigned, not bool
 
 // Where a buffer lives. kShared and kFragment are Developer-mode scopes that
 // infer_buffer_scope resolves; every later pass sees only hardware scopes.

@@ -11,28 +11,6 @@ namespace tilejit::target {
 
 namespace {
 
-struct ElementTypeInfo {
-  ElementType type;
-  std::string_view name;
-  int bytes;
-};
-
-// Names match ir::DTypeName exactly; a test keeps the two lists in step.
-constexpr std::array<ElementTypeInfo, 12> kElementTypes = {{
-    {ElementType::kBool, "bool", 1},
-    {ElementType::kInt8, "int8", 1},
-    {ElementType::kInt16, "int16", 2},
-    {ElementType::kInt32, "int32", 4},
-    {ElementType::kInt64, "int64", 8},
-    {ElementType::kUInt8, "uint8", 1},
-    {ElementType::kUInt16, "uint16", 2},
-    {ElementType::kUInt32, "uint32", 4},
-    {ElementType::kUInt64, "uint64", 8},
-    {ElementType::kFloat16, "float16", 2},
-    {ElementType::kBFloat16, "bfloat16", 2},
-    {ElementType::kFloat32, "float32", 4},
-}};
-
 constexpr std::array<std::string_view, 3> kRoleNames = {"input", "output", "workspace"};
 constexpr std::array<std::string_view, 3> kCoreMixNames = {"cube", "vector", "mixed"};
 
@@ -136,19 +114,6 @@ Status CheckOnChip(const OnChipUsage& u) {
 }
 
 }  // namespace
-
-std::string_view ElementTypeName(ElementType t) {
-  return kElementTypes[static_cast<size_t>(t)].name;
-}
-
-std::optional<ElementType> ParseElementType(std::string_view name) {
-  for (const auto& info : kElementTypes) {
-    if (info.name == name) return info.type;
-  }
-  return std::nullopt;
-}
-
-int ElementTypeBytes(ElementType t) { return kElementTypes[static_cast<size_t>(t)].bytes; }
 
 std::string_view ParamRoleName(ParamRole r) { return kRoleNames[static_cast<size_t>(r)]; }
 std::optional<ParamRole> ParseParamRole(std::string_view name) {

@@ -4,9 +4,8 @@
 // target). It is stored in the `.tilejit.meta` section of a kernel binary (binary.h) as
 // canonical JSON; see docs/binary_format.md for the exact encoding.
 //
-// The schema is deliberately independent of the Tile IR library (compiler/ir): element types
-// and roles are small enums of their own whose names match the IR's canonical spellings
-// (ir::DTypeName), so codegen converts by name and the runner never links the IR.
+// The schema is independent of the Tile IR library (compiler/ir), so the runner never links the
+// IR; element types are the target's one enum (element_type.h), which the IR uses too.
 //
 // Nothing source-specific lives here (DESIGN.md section 3): parameter names are canonical
 // name hints, never the user's local names.
@@ -22,35 +21,13 @@
 
 #include "common/result.h"
 #include "common/status.h"
+#include "compiler/target/element_type.h"
 
 namespace tilejit::target {
 
 // Version of the whole kernel binary format (ELF layout, metadata schema, line table
 // encoding). Any change to any of them bumps it; readers accept only their own version.
 inline constexpr uint32_t kKernelBinaryFormatVersion = 1;
-
-// Element type of a parameter tensor. The order is not part of the encoding (names are).
-enum class ElementType : uint8_t {
-  kBool,
-  kInt8,
-  kInt16,
-  kInt32,
-  kInt64,
-  kUInt8,
-  kUInt16,
-  kUInt32,
-  kUInt64,
-  kFloat16,
-  kBFloat16,
-  kFloat32,
-};
-
-// Canonical names, identical to ir::DTypeName: "bool", "int8", ..., "bfloat16", "float32".
-std::string_view ElementTypeName(ElementType t);
-// Exact canonical names only (no aliases); nullopt if unknown.
-std::optional<ElementType> ParseElementType(std::string_view name);
-// Storage size of one element in bytes (bool is one byte).
-int ElementTypeBytes(ElementType t);
 
 // How the runner treats a parameter (TileLang's allocation convention, DESIGN.md section 5):
 // inputs are passed by the caller; outputs and workspaces are allocated by the runner.

@@ -8,7 +8,6 @@
 #include <functional>
 #include <string>
 
-#include "compiler/ir/ir.h"
 #include "tests/compiler/target/binary_samples.h"
 #include "tests/compiler/target/binary_test_util.h"
 
@@ -41,17 +40,6 @@ void ExpectParseError(const std::string& text, StatusCode code, const std::strin
   ASSERT_FALSE(r.ok()) << text;
   EXPECT_EQ(r.status().code(), code) << r.status();
   EXPECT_THAT(r.status().message(), HasSubstr(message));
-}
-
-TEST(ElementType, NamesMatchTheIrDTypeNames) {
-  for (int i = 0; i <= static_cast<int>(ir::DType::kFloat32); ++i) {
-    const auto dtype = static_cast<ir::DType>(i);
-    auto mine = ParseElementType(ir::DTypeName(dtype));
-    ASSERT_TRUE(mine.has_value()) << ir::DTypeName(dtype);
-    EXPECT_EQ(ElementTypeName(*mine), ir::DTypeName(dtype));
-    EXPECT_EQ(ElementTypeBytes(*mine), ir::DTypeBytes(dtype));
-  }
-  EXPECT_FALSE(ParseElementType("half").has_value());  // aliases are the frontend's business
 }
 
 TEST(KernelMetadata, SampleIsValidAndRoundTrips) {
