@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The abstract execution of sync_analysis.h, one core's statements and control flow (the
-// two-core schedule is in sync_analysis_joint.cc). Records are keyed by core and statement
-// part, and a new instance of a part replaces the previous one: knowledge is monotone in age
-// along one pipe (every ordering primitive orders *all* earlier work of its pipe), so the older
-// instance is ordered wherever the newer one is, and both have the same conservative byte
-// ranges. Replacing a record also forgets what the other core knew of it and what any event or
-// cross-core token in flight carried: those facts were about the older instance.
+// two-core schedule is in sync_analysis_joint.cc, the dense state in sync_state.cc). Records are
+// keyed by core and statement part, and a new instance of a part replaces the previous one:
+// knowledge is monotone in age along one pipe (every ordering primitive orders *all* earlier
+// work of its pipe), so the older instance is ordered wherever the newer one is, and both have
+// the same conservative byte ranges.
 #include <algorithm>
 #include <functional>
 #include <utility>
@@ -17,30 +16,7 @@ namespace tilejit::analysis::sync {
 namespace internal {
 namespace {
 
-constexpr uint8_t kAllPipes = 0x7f;
 uint8_t Bit(ir::Pipe p) { return static_cast<uint8_t>(1u << static_cast<int>(p)); }
-
-// A key in `mine` that `theirs` does not hold is kept when `other` has no such record (on that
-// path the record does not exist, so there is nothing to be unordered with).
-std::set<Key> MergeSnap(const std::set<Key>& mine, const State& mine_state,
-                        const std::set<Key>& theirs, const State& their_state) {
-  std::set<Key> out;
-  for (Key r : mine)
-    if (theirs.count(r) != 0 || their_state.recs.count(r) == 0) out.insert(r);
-  for (Key r : theirs)
-    if (mine_state.recs.count(r) == 0) out.insert(r);
-  return out;
-}
-
-void MergeQueue(Queue& qa, const Queue& qb, const State& a, const State& b) {
-  if (qa.lost || qb.lost || qa.tokens.size() != qb.tokens.size() || qa.deficit != qb.deficit) {
-    qa = Queue{};
-    qa.lost = true;
-    return;
-  }
-  for (size_t i = 0; i < qa.tokens.size(); ++i)
-    qa.tokens[i] = MergeSnap(qa.tokens[i], a, qb.tokens[i], b);
-}
 
 bool Encloses(const Node* outer, const Node* n) {
   for (; n != nullptr; n = n->parent)
@@ -57,42 +33,11 @@ std::optional<bool> KnownCondition(const Node* if_node) {
   return std::nullopt;
 }
 
-State Merge(const State& a, const State& b) {
-  State out = a;
-  for (const auto& [k, rb] : b.recs) {
-    auto it = out.recs.find(k);
-    if (it == out.recs.end()) {
-      out.recs.emplace(k, rb);
-      continue;
-    }
-    it->second.known &= rb.known;
-    it->second.xknown &= rb.xknown;
-    it->second.carried.insert(rb.carried.begin(), rb.carried.end());
-  }
-  for (const auto& [k, eb] : b.evs) {
-    auto it = out.evs.find(k);
-    if (it == out.evs.end()) {
-      Ev e = eb;
-      e.surely = false;
-      out.evs.emplace(k, std::move(e));
-      continue;
-    }
-    Ev& ea = it->second;
-    ea.snap = MergeSnap(a.evs.at(k).snap, a, eb.snap, b);
-    ea.maybe = ea.maybe || eb.maybe;
-    ea.surely = ea.surely && eb.surely;
-    if (ea.setter == nullptr) ea.setter = eb.setter;
-  }
-  for (auto& [k, ea] : out.evs)
-    if (b.evs.count(k) == 0) ea.surely = false;
-  for (const auto& [k, qb] : b.queues) MergeQueue(out.queues[k], qb, a, b);
-  for (auto& [k, qa] : out.queues)
-    if (b.queues.count(k) == 0) MergeQueue(qa, Queue{}, a, b);
-  return out;
-}
-
 Walker::Walker(const AnalyzeOptions& options, std::vector<const Program*> programs)
-    : options_(options), programs_(std::move(programs)), out_(programs_.size()) {}
+    : options_(options),
+      programs_(std::move(programs)),
+      slots_(programs_),
+      out_(programs_.size()) {}
 
 void Walker::Walk(const Node* n, int core, State& st) {
   switch (n->kind) {
@@ -135,7 +80,7 @@ void Walker::Branch(const Node* n, const ArmFn& arm, State& st) {
   State t = st;
   arm(0, t);
   if (has_else) arm(1, st);
-  st = Merge(t, st);
+  st = Merge(t, st, slots_.geometry());
 }
 
 void Walker::Loop(const Loops& loops, const BodyFn& body, State& st) {
@@ -152,8 +97,11 @@ void Walker::Loop(const Loops& loops, const BodyFn& body, State& st) {
   auto [head, out] = Fixpoint(loops, body, st);
   if (min_trips >= 2) out = LastTrip(loops, body, st);
   st = min_trips >= 1 ? std::move(out) : std::move(head);
-  for (auto& [k, r] : st.recs)
-    for (const auto& [loop, core] : loops) r.carried.erase(LoopTag(core, loop));
+  const Geometry& g = slots_.geometry();
+  for (const auto& [loop, core] : loops) {
+    Word* row = RowOf(st, g, Geometry::kCarried + slots_.LoopIndex(core, loop));
+    std::fill(row, row + g.words, Word{0});
+  }
 }
 
 // Walks trips from `entry`, merging each trip's end into the head, until the head is stable.
@@ -167,16 +115,20 @@ std::pair<State, State> Walker::Fixpoint(const Loops& loops, const BodyFn& body,
     out = head;
     body(out);
     Carry(loops, out);
-    State next = Merge(entry, out);
+    State next = Merge(entry, out, slots_.geometry());
     if (next == head) break;
     head = std::move(next);
   }
   return {std::move(head), std::move(out)};
 }
 
-void Walker::Carry(const Loops& loops, State& st) {
-  for (auto& [k, r] : st.recs)
-    for (const auto& [loop, core] : loops) r.carried.insert(LoopTag(core, loop));
+void Walker::Carry(const Loops& loops, State& st) const {
+  const Geometry& g = slots_.geometry();
+  const Word* present = RowOf(st, g, Geometry::kPresent);
+  for (const auto& [loop, core] : loops) {
+    Word* row = RowOf(st, g, Geometry::kCarried + slots_.LoopIndex(core, loop));
+    for (int w = 0; w < g.words; ++w) row[w] |= present[w];
+  }
 }
 
 // The state after a loop that surely runs at least twice: its last trip starts from a state
@@ -204,58 +156,60 @@ void Walker::Leaf(const Node* n, int core, State& st) {
   }
 }
 
+// A new instance of a part replaces the previous one; it also forgets what the other core knew
+// of it and what any event or cross-core token in flight carried: those facts were about the
+// older instance.
 void Walker::Record(const Node* n, int part, int core, uint8_t known, State& st) {
-  const Key key = KeyOf(core, n, part);
-  Rec r;
-  r.node = n;
-  r.part = part;
-  r.core = core;
-  r.pipe = n->parts[part].pipe;
-  r.known = known;
-  st.recs[key] = std::move(r);
-  for (auto& [k, e] : st.evs) e.snap.erase(key);
+  const Geometry& g = slots_.geometry();
+  const int slot = slots_.Of(core, n, part);
+  SetBit(RowOf(st, g, Geometry::kPresent), slot);
+  for (int p = 0; p < kNumPipes; ++p) {
+    Word* k = RowOf(st, g, Geometry::kKnown + p);
+    if ((known >> p) & 1) {
+      SetBit(k, slot);
+    } else {
+      ResetBit(k, slot);
+    }
+    ResetBit(RowOf(st, g, Geometry::kXKnown + p), slot);
+  }
+  for (int l = 0; l < g.loops; ++l) ResetBit(RowOf(st, g, Geometry::kCarried + l), slot);
+  for (auto& [k, e] : st.evs) ResetBit(e.snap.data(), slot);
   for (auto& [k, q] : st.queues)
-    for (auto& token : q.tokens) token.erase(key);
+    for (Row& token : q.tokens) ResetBit(token.data(), slot);
 }
 
+// A record the part's pipe does not know (a missing record is known to every pipe) and whose
+// accesses conflict with the part's is a hazard.
 void Walker::Check(const Node* n, int part, int core, const State& st) {
-  const Part& p = n->parts[part];
-  for (const auto& [k, r] : st.recs) {
-    if (r.core != core || (r.known & Bit(p.pipe)) != 0) continue;
-    const Part& q = r.node->parts[r.part];
-    const Access* x = nullptr;
-    const Access* y = nullptr;
-    // Any conflicting pair; a read after a write is the one worth naming.
-    for (const Access& a : q.accesses) {
-      for (const Access& b : p.accesses) {
-        if (!Conflicts(a, b)) continue;
-        const bool raw = a.write && !b.write;
-        if (x == nullptr || (raw && !(x->write && !y->write))) {
-          x = &a;
-          y = &b;
-        }
-      }
+  const Word* known =
+      RowOf(st, slots_.geometry(), Geometry::kKnown + static_cast<int>(n->parts[part].pipe));
+  const int base = slots_.base(core);
+  for (const Conflict& c : slots_.ConflictsOf(core, n, part)) {
+    if (!TestBit(known, base + c.other)) {
+      AddHazard(base + c.other, n, part, core, c.first_write, c.second_write, st);
     }
-    if (x == nullptr) continue;
-    AddHazard(r, n, part, core, *x, *y);
   }
 }
 
-void Walker::AddHazard(const Rec& r, const Node* n, int part, int core, const Access& x,
-                       const Access& y, bool event) {
+void Walker::AddHazard(int slot, const Node* n, int part, int core, bool first_write,
+                       bool second_write, const State& st, bool event) {
   if (quiet_ > 0) return;
-  if (!seen_.insert({r.node, r.part, n, part}).second) return;
+  const Node* first = slots_.node(slot);
+  const int first_part = slots_.part(slot);
+  if (!seen_.insert({first, first_part, n, part}).second) return;
   Hazard h;
-  h.first = r.node;
-  h.first_part = r.part;
+  h.first = first;
+  h.first_part = first_part;
   h.second = n;
   h.second_part = part;
-  h.first_write = x.write;
-  h.second_write = y.write;
+  h.first_write = first_write;
+  h.second_write = second_write;
   h.event = event;
+  const Geometry& g = slots_.geometry();
   for (const Node* a = n->parent; a != nullptr; a = a->parent) {
-    if (a->kind == NodeKind::kFor && r.carried.count(LoopTag(core, a)) != 0 &&
-        Encloses(a, r.node)) {
+    if (a->kind != NodeKind::kFor) continue;
+    const Word* carried = RowOf(st, g, Geometry::kCarried + slots_.LoopIndex(core, a));
+    if (TestBit(carried, slot) && Encloses(a, first)) {
       h.carried = a;
       break;
     }
@@ -270,15 +224,31 @@ void Walker::Flag(FlagIssue issue, int core, const Node* n) {
   out_[core].flags.push_back({issue, n});
 }
 
+// barrier(all): every pipe of this core knows everything of this core, and of the other core
+// that this core sees; barrier(P): P knows its own earlier work.
+void Walker::Barrier(ir::Pipe pipe, int core, State& st) {
+  const Geometry& g = slots_.geometry();
+  if (pipe != ir::Pipe::kAll) {
+    Word* k = RowOf(st, g, Geometry::kKnown + static_cast<int>(pipe));
+    const Word* on = slots_.on_pipe(core, pipe).data();
+    for (int w = 0; w < g.words; ++w) k[w] |= on[w];
+    return;
+  }
+  const Word* own = slots_.own(core).data();
+  const Word* other = slots_.own(1 - core).data();
+  for (int p = 0; p < kNumPipes; ++p) {
+    Word* k = RowOf(st, g, Geometry::kKnown + p);
+    Word* x = RowOf(st, g, Geometry::kXKnown + p);
+    for (int w = 0; w < g.words; ++w) {
+      k[w] |= own[w];
+      x[w] |= other[w];
+    }
+  }
+}
+
 void Walker::Sync(const Node* n, int core, State& st) {
   if (const auto* b = ir::TryAs<ir::BarrierNode>(n->stmt)) {
-    for (auto& [k, r] : st.recs) {
-      if (b->pipe == ir::Pipe::kAll) {
-        (r.core == core ? r.known : r.xknown) = kAllPipes;
-      } else if (r.core == core && r.pipe == b->pipe) {
-        r.known |= Bit(b->pipe);
-      }
-    }
+    Barrier(b->pipe, core, st);
     return;
   }
   if (const auto* x = ir::TryAs<ir::CrossFlagNode>(n->stmt)) {
@@ -325,24 +295,34 @@ void Walker::Sync(const Node* n, int core, State& st) {
 
 // What pipe `p` of `core` has ordered before its next instruction: its own core's work on p
 // or known to p, and the other core's work p knows of.
-std::set<Key> Walker::Ordered(ir::Pipe p, int core, const State& st) const {
-  std::set<Key> out;
-  for (const auto& [k, r] : st.recs) {
-    const bool ordered =
-        r.core == core ? r.pipe == p || (r.known & Bit(p)) != 0 : (r.xknown & Bit(p)) != 0;
-    if (ordered) out.insert(k);
-  }
+Row Walker::Ordered(ir::Pipe p, int core, const State& st) const {
+  const Geometry& g = slots_.geometry();
+  const Word* present = RowOf(st, g, Geometry::kPresent);
+  const Word* known = RowOf(st, g, Geometry::kKnown + static_cast<int>(p));
+  const Word* xknown = RowOf(st, g, Geometry::kXKnown + static_cast<int>(p));
+  const Word* own = slots_.own(core).data();
+  const Word* other = slots_.own(1 - core).data();
+  const Word* on = slots_.on_pipe(core, p).data();
+  Row out(static_cast<size_t>(g.words));
+  for (int w = 0; w < g.words; ++w)
+    out[w] = present[w] & ((own[w] & (on[w] | known[w])) | (other[w] & xknown[w]));
   return out;
 }
 
 // A wait on pipe `p` of `core` (s: the scalar unit stalls dispatch, so every pipe) passed the
 // point where `snap` was taken.
-void Walker::Gain(const std::set<Key>& snap, ir::Pipe p, int core, State& st) {
-  const uint8_t gain = p == ir::Pipe::kS ? kAllPipes : Bit(p);
-  for (Key k : snap) {
-    auto r = st.recs.find(k);
-    if (r == st.recs.end()) continue;
-    (r->second.core == core ? r->second.known : r->second.xknown) |= gain;
+void Walker::Gain(const Row& snap, ir::Pipe p, int core, State& st) {
+  const Geometry& g = slots_.geometry();
+  const Word* own = slots_.own(core).data();
+  const Word* other = slots_.own(1 - core).data();
+  for (int q = 0; q < kNumPipes; ++q) {
+    if (p != ir::Pipe::kS && q != static_cast<int>(p)) continue;
+    Word* k = RowOf(st, g, Geometry::kKnown + q);
+    Word* x = RowOf(st, g, Geometry::kXKnown + q);
+    for (int w = 0; w < g.words; ++w) {
+      k[w] |= snap[w] & own[w];
+      x[w] |= snap[w] & other[w];
+    }
   }
 }
 
@@ -354,15 +334,12 @@ void Walker::EventStep(const Node* n, int core, State& st) {
   if (n->parts.empty()) return;
   const Part& p = n->parts[0];
   const Access& ev = p.accesses[0];
-  for (const auto& [k, r] : st.recs) {
-    if (r.core != core) continue;
-    const Part& q = r.node->parts[r.part];
-    if (q.accesses.empty()) continue;
-    const Access& other = q.accesses[0];
-    if (other.event_group != ev.event_group || other.event_set == ev.event_set) continue;
-    if ((r.known & Bit(p.pipe)) != 0) continue;
+  const Word* known = RowOf(st, slots_.geometry(), Geometry::kKnown + static_cast<int>(p.pipe));
+  for (int slot : slots_.Events(core, ev.event_group)) {
+    const Access& other = slots_.node(slot)->parts[slots_.part(slot)].accesses[0];
+    if (other.event_set == ev.event_set || TestBit(known, slot)) continue;
     if (other.event_id == ev.event_id) {
-      if (ev.event_set) AddHazard(r, n, 0, core, other, ev, /*event=*/true);
+      if (ev.event_set) AddHazard(slot, n, 0, core, other.write, ev.write, st, /*event=*/true);
     } else if (quiet_ == 0 && options_.virtual_ids && other.event_id >= 8 && ev.event_id >= 8) {
       out_[core].interference.insert(std::minmax(other.event_id, ev.event_id));
     }

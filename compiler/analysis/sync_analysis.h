@@ -45,6 +45,10 @@
 
 namespace tilejit::analysis::sync {
 
+namespace internal {
+struct ConflictTable;
+}
+
 enum class NodeKind : uint8_t { kSeq, kLeaf, kSync, kFor, kIf, kLet, kScope };
 
 // A node of the editable tree. Every non-seq node's parent is a kSeq node; kFor, kLet and
@@ -89,6 +93,12 @@ class Program {
   // The statement again, with the edits.
   ir::Stmt Rebuild() const;
 
+  // Every node id is below this.
+  int id_limit() const { return next_id_; }
+  // Which statement parts touch common bytes (for the analysis), built on first use; edits
+  // (which only add, replace and remove syncs) never change it.
+  const internal::ConflictTable& conflicts() const;
+
  private:
   std::unique_ptr<Node> Build(const ir::Stmt& s, Node* parent);
   std::unique_ptr<Node> BuildSeq(const ir::Stmt& s, Node* parent);
@@ -100,6 +110,7 @@ class Program {
   ir::CoreKind only_ = ir::CoreKind::kCube;
   int next_id_ = 0;
   std::unique_ptr<Node> root_;
+  mutable std::shared_ptr<const internal::ConflictTable> conflicts_;
 };
 
 struct Hazard {

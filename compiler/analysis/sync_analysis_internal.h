@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The abstract machine behind sync::Analyze and sync::AnalyzeCores (sync_analysis.h), shared by
-// sync_analysis.cc (one core's statements, control flow) and sync_analysis_joint.cc (the
-// schedule of two core programs and their cross-core counters). Not part of the pass API.
+// sync_analysis.cc (one core's statements, control flow), sync_analysis_joint.cc (the schedule
+// of two core programs and their cross-core counters), sync_state.cc (the dense state) and
+// sync_conflicts.cc (which statement parts touch common bytes). Not part of the pass API.
+//
+// Records are dense: every (core, statement node, part) has a slot, numbered in (core, node id,
+// part) order, so scanning slots in order is scanning records in the order findings are
+// reported. A set of slots is a row of 64-bit words; a State keeps all of its per-slot facts as
+// rows of one vector, so copying, merging and comparing states (which the loop fixpoints do
+// constantly) are a few word loops.
 //
 // Thread safety: a Walker is used by one thread.
 #pragma once
@@ -19,35 +26,54 @@
 
 namespace tilejit::analysis::sync::internal {
 
-// A record key: the core (0 or 1) and the statement part.
-using Key = int64_t;
-inline Key KeyOf(int core, const Node* n, int part) {
-  return (static_cast<Key>(core) << 40) | (static_cast<Key>(n->id) * 16 + part);
-}
-inline int CoreOfKey(Key k) { return static_cast<int>(k >> 40); }
-// A loop id tagged with its core (records remember the loops whose back edge they crossed).
-inline int LoopTag(int core, const Node* loop) { return (core << 24) | loop->id; }
+using target::kNumPipes;
+using Word = uint64_t;
+using Row = std::vector<Word>;  // a set of slots, Geometry::words words
 
-// The latest instance of one statement part of one core.
-struct Rec {
-  const Node* node = nullptr;
-  int part = 0;
-  int core = 0;
-  ir::Pipe pipe = ir::Pipe::kS;
-  uint8_t known = 0;   // pipes of its own core ordered after it
-  uint8_t xknown = 0;  // pipes of the other core ordered after it (through cross-core flags)
-  std::set<int> carried;
-  bool operator==(const Rec& o) const {
-    return node == o.node && part == o.part && known == o.known && xknown == o.xknown &&
-           carried == o.carried;
-  }
+inline bool TestBit(const Word* row, int slot) { return (row[slot >> 6] >> (slot & 63)) & 1u; }
+inline void SetBit(Word* row, int slot) { row[slot >> 6] |= Word{1} << (slot & 63); }
+inline void ResetBit(Word* row, int slot) { row[slot >> 6] &= ~(Word{1} << (slot & 63)); }
+
+// A statement part whose accesses touch a byte another part of the same program touches (one
+// of them writing): `other` is that part's node id * kPartsPerNode + part. The flags are those
+// of the access pair a finding names (a read after a write when there is one).
+struct Conflict {
+  int other = 0;
+  bool first_write = false;   // the earlier (recorded) access writes
+  bool second_write = false;  // the later (checked) access writes
 };
 
-// An intra-core event (set_flag/wait_flag) of one core.
+// Per node id and part of one Program: its conflicts, sorted by the other part (sync_conflicts.cc).
+// Only memory accesses conflict, and syncs touch no memory, so inserting, replacing or removing
+// syncs never changes the table.
+struct ConflictTable {
+  std::vector<std::vector<Conflict>> by_part;  // index node id * kPartsPerNode + part
+};
+inline constexpr int kPartsPerNode = 2;  // DescribeStmt gives at most a scalar and a work part
+
+ConflictTable BuildConflicts(const Program& program);
+
+// Where the rows of a State are: presence, the pipes of the record's own core ordered after it
+// (one row per pipe), the pipes of the other core ordered after it (through cross-core flags),
+// and the loops whose back edge the record crossed (one row per loop). A slot without a record
+// has every "known" bit set and no "carried" bit, so merging two paths is a bitwise AND of the
+// known rows and an OR of the carried rows, and a missing record never looks unordered.
+struct Geometry {
+  int words = 0;  // per row
+  int loops = 0;  // loop rows
+  static constexpr int kPresent = 0;
+  static constexpr int kKnown = 1;                      // + pipe
+  static constexpr int kXKnown = kKnown + kNumPipes;    // + pipe
+  static constexpr int kCarried = kXKnown + kNumPipes;  // + loop index
+  int rows() const { return kCarried + loops; }
+};
+
+// An intra-core event (set_flag/wait_flag) of one core; `snap`: what the setting pipe had
+// ordered (a row).
 struct Ev {
   bool maybe = false;
   bool surely = false;
-  std::set<Key> snap;
+  Row snap;
   const Node* setter = nullptr;
   bool operator==(const Ev& o) const {
     return maybe == o.maybe && surely == o.surely && snap == o.snap;
@@ -60,24 +86,18 @@ struct Ev {
 // so later waits still pair with the right set). `lost`: the paths disagree on the count, so
 // waits on it give nothing.
 struct Queue {
-  std::deque<std::set<Key>> tokens;
+  std::deque<Row> tokens;
   int deficit = 0;
   bool lost = false;
-  bool operator==(const Queue& o) const {
-    return tokens == o.tokens && deficit == o.deficit && lost == o.lost;
-  }
+  bool operator==(const Queue& o) const = default;
 };
 
 struct State {
-  std::map<Key, Rec> recs;
+  std::vector<Word> bits;       // Geometry::rows() rows
   std::map<int64_t, Ev> evs;    // core << 56 | (src * 8 + dst) << 32 | id
   std::map<int, Queue> queues;  // receiving core * 64 + flag id
-  bool operator==(const State& o) const {
-    return recs == o.recs && evs == o.evs && queues == o.queues;
-  }
+  bool operator==(const State& o) const = default;
 };
-
-State Merge(const State& a, const State& b);
 
 // The value of an `if` node's condition when its bounds decide it (ir::IntBoundsOf): the
 // analysis then walks only the arm that runs.
@@ -89,6 +109,48 @@ struct Item {
   const Node* node = nullptr;
   bool header = false;  // only the header's scalar reads (kScope, kLet)
 };
+
+// The slots of one run: which slot each record has, and the static facts about slots.
+class Slots {
+ public:
+  explicit Slots(const std::vector<const Program*>& programs);
+
+  const Geometry& geometry() const { return g_; }
+  int Of(int core, const Node* n, int part) const {
+    return base_[core] + n->id * kPartsPerNode + part;
+  }
+  int core_of(int slot) const { return slot >= base_[1] ? 1 : 0; }
+  const Node* node(int slot) const { return node_[slot]; }
+  int part(int slot) const { return slot % kPartsPerNode; }
+  int LoopIndex(int core, const Node* loop) const { return loop_[core][loop->id]; }
+  // Slots of `core`, and those of its parts on pipe p.
+  const Row& own(int core) const { return own_[core]; }
+  const Row& on_pipe(int core, ir::Pipe p) const { return pipe_[core][static_cast<int>(p)]; }
+  // Memory conflicts of (core, n, part), in slot order (slot = base(core) + Conflict::other).
+  const std::vector<Conflict>& ConflictsOf(int core, const Node* n, int part) const;
+  // Event parts (set_flag/wait_flag with a constant id) of `core` in pipe pair `group`.
+  const std::vector<int>& Events(int core, int group) const;
+  int base(int core) const { return base_[core]; }
+
+  State Empty() const;
+
+ private:
+  void Index(int core, const Node* n);
+
+  Geometry g_;
+  int base_[3] = {0, 0, 0};
+  std::vector<const Node*> node_;
+  std::vector<int> loop_[2];
+  Row own_[2];
+  Row pipe_[2][kNumPipes];
+  const ConflictTable* conflicts_[2] = {nullptr, nullptr};
+  std::map<std::pair<int, int>, std::vector<int>> events_;
+};
+
+// Row operations on a State (sync_state.cc).
+Word* RowOf(State& st, const Geometry& g, int row);
+const Word* RowOf(const State& st, const Geometry& g, int row);
+State Merge(const State& a, const State& b, const Geometry& g);
 
 class Walker {
  public:
@@ -105,13 +167,14 @@ class Walker {
   void Leaf(const Node* n, int core, State& st);
   void Record(const Node* n, int part, int core, uint8_t known, State& st);
   void Check(const Node* n, int part, int core, const State& st);
-  void AddHazard(const Rec& r, const Node* n, int part, int core, const Access& x, const Access& y,
-                 bool event = false);
+  void AddHazard(int slot, const Node* n, int part, int core, bool first_write, bool second_write,
+                 const State& st, bool event = false);
   void Flag(FlagIssue issue, int core, const Node* n);
   void Sync(const Node* n, int core, State& st);
+  void Barrier(ir::Pipe pipe, int core, State& st);
   void EventStep(const Node* n, int core, State& st);
-  std::set<Key> Ordered(ir::Pipe p, int core, const State& st) const;
-  void Gain(const std::set<Key>& snap, ir::Pipe p, int core, State& st);
+  Row Ordered(ir::Pipe p, int core, const State& st) const;
+  void Gain(const Row& snap, ir::Pipe p, int core, State& st);
   void CrossSet(const ir::CrossFlagNode& f, int core, State& st);
   void CrossWait(const ir::CrossFlagNode& f, int core, State& st);
 
@@ -124,7 +187,7 @@ class Walker {
   void Loop(const Loops& loops, const BodyFn& body, State& st);
   State LastTrip(const Loops& loops, const BodyFn& body, const State& entry);
   std::pair<State, State> Fixpoint(const Loops& loops, const BodyFn& body, const State& entry);
-  static void Carry(const Loops& loops, State& st);
+  void Carry(const Loops& loops, State& st) const;
 
   // Cross-core flags (sync_analysis_joint.cc).
   bool Modelled(const ir::CrossFlagNode& f) const;
@@ -132,6 +195,7 @@ class Walker {
 
   const AnalyzeOptions& options_;
   std::vector<const Program*> programs_;
+  Slots slots_;
   bool joint_ = false;
   std::set<int64_t> modelled_ids_;  // cross-core flag ids paired FIFO between the two cores
   int quiet_ = 0;  // > 0: a re-walk for a more precise state; findings are not reported

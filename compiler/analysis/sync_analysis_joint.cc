@@ -187,7 +187,7 @@ int QueueOf(int receiver, int64_t id) { return receiver * 64 + static_cast<int>(
 }  // namespace
 
 std::vector<Analysis> Walker::Run(bool joint) {
-  State st;
+  State st = slots_.Empty();
   if (joint && programs_.size() == 2) {
     std::set<int64_t> ids, excluded;
     bool constant = true;
@@ -248,7 +248,7 @@ void Walker::CrossWait(const ir::CrossFlagNode& f, int core, State& st) {
     ++q.deficit;
     return;
   }
-  std::set<Key> token = std::move(q.tokens.front());
+  Row token = std::move(q.tokens.front());
   q.tokens.pop_front();
   Gain(token, f.pipe, core, st);
 }
