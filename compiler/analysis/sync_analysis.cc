@@ -40,6 +40,7 @@ Walker::Walker(const AnalyzeOptions& options, std::vector<const Program*> progra
       out_(programs_.size()) {}
 
 void Walker::Walk(const Node* n, int core, State& st) {
+  if (stopped_) return;
   switch (n->kind) {
     case NodeKind::kSeq:
       for (const auto& k : n->kids) Walk(k.get(), core, st);
@@ -95,6 +96,7 @@ void Walker::Loop(const Loops& loops, const BodyFn& body, State& st) {
     return;
   }
   auto [head, out] = Fixpoint(loops, body, st);
+  if (stopped_) return;  // the state no longer matters
   if (min_trips >= 2) out = LastTrip(loops, body, st);
   st = min_trips >= 1 ? std::move(out) : std::move(head);
   const Geometry& g = slots_.geometry();
@@ -110,8 +112,8 @@ void Walker::Loop(const Loops& loops, const BodyFn& body, State& st) {
 std::pair<State, State> Walker::Fixpoint(const Loops& loops, const BodyFn& body,
                                          const State& entry) {
   State head = entry;
-  State out;
-  for (int round = 0; round < 64; ++round) {
+  State out = entry;
+  for (int round = 0; round < 64 && !stopped_; ++round) {
     out = head;
     body(out);
     Carry(loops, out);
@@ -215,6 +217,7 @@ void Walker::AddHazard(int slot, const Node* n, int part, int core, bool first_w
     }
   }
   out_[core].hazards.push_back(h);
+  stopped_ = options_.stop_at_first_hazard;
 }
 
 void Walker::Flag(FlagIssue issue, int core, const Node* n) {
@@ -282,14 +285,14 @@ void Walker::Sync(const Node* n, int core, State& st) {
     e.snap = Ordered(f->src, core, st);
     return;
   }
-  auto it = st.evs.find(key);
-  if (it == st.evs.end() || !it->second.maybe) {
+  Ev* e = st.evs.Find(key);
+  if (e == nullptr || !e->maybe) {
     Flag(FlagIssue::kNeverSet, core, n);
     return;
   }
-  if (!it->second.surely) Flag(FlagIssue::kMaybeUnset, core, n);
-  Gain(it->second.snap, f->dst, core, st);
-  st.evs.erase(it);
+  if (!e->surely) Flag(FlagIssue::kMaybeUnset, core, n);
+  Gain(e->snap, f->dst, core, st);
+  st.evs.Erase(key);
   EventStep(n, core, st);
 }
 

@@ -62,6 +62,7 @@ struct Node {
   int id = 0;               // unique within the program (record keys)
   int pair = -1;            // kSync made by sync_insert: its pair (event id assigned later)
   int order = 0;            // pre-order position, refreshed by Program::Renumber
+  int last = 0;             // pre-order position of the last node of its subtree (Renumber)
   bool disabled = false;    // a sync left out of the analysis and of Rebuild
 };
 
@@ -156,6 +157,9 @@ struct AnalyzeOptions {
   // Event ids of 8 and up are distinct virtual events rather than findings (sync_insert
   // gives each pair its own id until the real ids are assigned).
   bool virtual_ids = false;
+  // Stop at the first hazard: the result then holds that one hazard and whatever flag findings
+  // came before it (for callers that only ask whether a program is hazard-free).
+  bool stop_at_first_hazard = false;
 };
 
 // Abstract execution of `program` from an empty state (no pending work, no set event).

@@ -13,6 +13,7 @@
 // Thread safety: a Walker is used by one thread.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -92,10 +93,45 @@ struct Queue {
   bool operator==(const Queue& o) const = default;
 };
 
+// A small map kept as a vector sorted by key: a State has a handful of live events and
+// counters, and copying, merging and scanning them (every record scans them) is what the
+// analysis does most, which a node-based map makes slow.
+template <typename K, typename V>
+class FlatMap {
+ public:
+  using Entry = std::pair<K, V>;
+  V* Find(K k) {
+    auto it = LowerBound(k);
+    return it != items_.end() && it->first == k ? &it->second : nullptr;
+  }
+  const V* Find(K k) const { return const_cast<FlatMap*>(this)->Find(k); }
+  V& operator[](K k) {
+    auto it = LowerBound(k);
+    if (it == items_.end() || it->first != k) it = items_.insert(it, Entry{k, V{}});
+    return it->second;
+  }
+  void Erase(K k) {
+    auto it = LowerBound(k);
+    if (it != items_.end() && it->first == k) items_.erase(it);
+  }
+  auto begin() { return items_.begin(); }
+  auto end() { return items_.end(); }
+  auto begin() const { return items_.begin(); }
+  auto end() const { return items_.end(); }
+  bool operator==(const FlatMap& o) const = default;
+
+ private:
+  typename std::vector<Entry>::iterator LowerBound(K k) {
+    return std::lower_bound(items_.begin(), items_.end(), k,
+                            [](const Entry& e, K key) { return e.first < key; });
+  }
+  std::vector<Entry> items_;
+};
+
 struct State {
-  std::vector<Word> bits;       // Geometry::rows() rows
-  std::map<int64_t, Ev> evs;    // core << 56 | (src * 8 + dst) << 32 | id
-  std::map<int, Queue> queues;  // receiving core * 64 + flag id
+  std::vector<Word> bits;      // Geometry::rows() rows
+  FlatMap<int64_t, Ev> evs;    // core << 56 | (src * 8 + dst) << 32 | id
+  FlatMap<int, Queue> queues;  // receiving core * 64 + flag id
   bool operator==(const State& o) const = default;
 };
 
@@ -147,9 +183,13 @@ class Slots {
   std::map<std::pair<int, int>, std::vector<int>> events_;
 };
 
-// Row operations on a State (sync_state.cc).
-Word* RowOf(State& st, const Geometry& g, int row);
-const Word* RowOf(const State& st, const Geometry& g, int row);
+inline Word* RowOf(State& st, const Geometry& g, int row) {
+  return st.bits.data() + static_cast<size_t>(row) * g.words;
+}
+inline const Word* RowOf(const State& st, const Geometry& g, int row) {
+  return st.bits.data() + static_cast<size_t>(row) * g.words;
+}
+// The state after an `if` or a loop head: what holds on both paths (sync_state.cc).
 State Merge(const State& a, const State& b, const Geometry& g);
 
 class Walker {
@@ -198,7 +238,8 @@ class Walker {
   Slots slots_;
   bool joint_ = false;
   std::set<int64_t> modelled_ids_;  // cross-core flag ids paired FIFO between the two cores
-  int quiet_ = 0;  // > 0: a re-walk for a more precise state; findings are not reported
+  int quiet_ = 0;         // > 0: a re-walk for a more precise state; findings are not reported
+  bool stopped_ = false;  // stop_at_first_hazard and a hazard was found: walk no further
   std::vector<Analysis> out_;
   std::set<std::tuple<const Node*, int, const Node*, int>> seen_;
 };

@@ -128,7 +128,7 @@ void JointSchedule::Seq(const Node* a, const Node* b, State& st) {
   size_t at[2] = {0, 0};
   auto done = [&](int c) { return at[c] == lists[c]->size(); };
   auto pinned = [&](int c) { return !done(c) && Pinned((*lists[c])[at[c]]); };
-  for (;;) {
+  while (!w_.stopped_) {
     bool moved = false;
     for (int c = 0; c < 2; ++c) {
       for (; !done(c) && !pinned(c); ++at[c], moved = true) {
@@ -224,8 +224,8 @@ bool Walker::BlockedWait(const Item& it, int core, const State& st) const {
   }
   const auto& x = ir::As<ir::CrossFlagNode>(n->stmt);
   if (!Modelled(x)) return false;
-  auto q = st.queues.find(QueueOf(core, *ir::AsConstInt(x.flag)));
-  return q == st.queues.end() || (!q->second.lost && q->second.tokens.empty());
+  const Queue* q = st.queues.Find(QueueOf(core, *ir::AsConstInt(x.flag)));
+  return q == nullptr || (!q->lost && q->tokens.empty());
 }
 
 // A mode-2 set fires once every earlier instruction of its pipe completed: the token is what

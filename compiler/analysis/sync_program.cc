@@ -125,12 +125,18 @@ void Program::Remove(Node* sync) {
 
 void Program::Renumber() {
   int order = 0;
-  std::vector<Node*> stack{root_.get()};
+  std::vector<std::pair<Node*, bool>> stack{{root_.get(), false}};  // (node, kids done)
   while (!stack.empty()) {
-    Node* n = stack.back();
+    auto [n, done] = stack.back();
     stack.pop_back();
+    if (done) {
+      n->last = order - 1;
+      continue;
+    }
     n->order = order++;
-    for (auto it = n->kids.rbegin(); it != n->kids.rend(); ++it) stack.push_back(it->get());
+    stack.push_back({n, true});
+    for (auto it = n->kids.rbegin(); it != n->kids.rend(); ++it)
+      stack.push_back({it->get(), false});
   }
 }
 

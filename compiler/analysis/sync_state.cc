@@ -38,31 +38,24 @@ void MergeQueue(Queue& qa, const Queue& qb, const State& a, const State& b, cons
 
 void MergeEvents(const State& a, const State& b, const Geometry& g, State& out) {
   for (const auto& [k, eb] : b.evs) {
-    auto it = out.evs.find(k);
-    if (it == out.evs.end()) {
+    Ev* found = out.evs.Find(k);
+    if (found == nullptr) {
       Ev e = eb;
       e.surely = false;
-      out.evs.emplace(k, std::move(e));
+      out.evs[k] = std::move(e);
       continue;
     }
-    Ev& ea = it->second;
-    ea.snap = MergeSnap(a.evs.at(k).snap, a, eb.snap, b, g);
+    Ev& ea = *found;
+    ea.snap = MergeSnap(a.evs.Find(k)->snap, a, eb.snap, b, g);
     ea.maybe = ea.maybe || eb.maybe;
     ea.surely = ea.surely && eb.surely;
     if (ea.setter == nullptr) ea.setter = eb.setter;
   }
   for (auto& [k, ea] : out.evs)
-    if (b.evs.count(k) == 0) ea.surely = false;
+    if (b.evs.Find(k) == nullptr) ea.surely = false;
 }
 
 }  // namespace
-
-Word* RowOf(State& st, const Geometry& g, int row) {
-  return st.bits.data() + static_cast<size_t>(row) * g.words;
-}
-const Word* RowOf(const State& st, const Geometry& g, int row) {
-  return st.bits.data() + static_cast<size_t>(row) * g.words;
-}
 
 State Merge(const State& a, const State& b, const Geometry& g) {
   State out = a;
@@ -75,7 +68,7 @@ State Merge(const State& a, const State& b, const Geometry& g) {
   MergeEvents(a, b, g, out);
   for (const auto& [k, qb] : b.queues) MergeQueue(out.queues[k], qb, a, b, g);
   for (auto& [k, qa] : out.queues)
-    if (b.queues.count(k) == 0) MergeQueue(qa, Queue{}, a, b, g);
+    if (b.queues.Find(k) == nullptr) MergeQueue(qa, Queue{}, a, b, g);
   return out;
 }
 

@@ -7,8 +7,9 @@
 // Per core program (each `scope cube` / `scope vector` body; a kernel's one cube and one
 // vector scope together, with sync::AnalyzeCores, so an order through the other core's
 // cross-core flags counts), using the happens-before analysis of sync_analysis.h, the pass
-// repeatedly takes the first unordered conflicting pair of accesses (RAW, WAR or WAW; see
-// sync_access.h for which pipe does what) and orders it:
+// analyses the program, orders every unordered conflicting pair of accesses (RAW, WAR or WAW;
+// see sync_access.h for which pipe does what) that no sync placed in the same round already
+// orders, and repeats until an analysis finds none; each is ordered so:
 //  - same pipe: `barrier(P)` right before the consumer (mmads accumulating into one static
 //    L0C region need none: the cube orders them);
 //  - different pipes: `set_flag(P, Q, id)` right after the producer (the latest producer on P
@@ -36,7 +37,9 @@
 // A scope that may be followed by another scope of its kind (a later scope, or itself in a
 // loop) ends with `barrier(all)`, so programs never depend on each other's pending work.
 // Every sync made here is SyncOrigin::kCompiler.
-// Statistics: "set_wait_pairs", "barriers", "sync_fallbacks".
+// Statistics: "set_wait_pairs", "barriers", "sync_fallbacks", and "analyses" (whole-program
+// analyses run: a few rounds, one per redundancy check that a local look cannot settle, and
+// the final one).
 // Pure function of its inputs; see pass.h for the pass contract and thread safety.
 #pragma once
 
