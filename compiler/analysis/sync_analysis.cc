@@ -6,6 +6,7 @@
 // work of its pipe), so the older instance is ordered wherever the newer one is, and both have
 // the same conservative byte ranges.
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <utility>
 
@@ -338,13 +339,16 @@ void Walker::EventStep(const Node* n, int core, State& st) {
   const Part& p = n->parts[0];
   const Access& ev = p.accesses[0];
   const Word* known = RowOf(st, slots_.geometry(), Geometry::kKnown + static_cast<int>(p.pipe));
-  for (int slot : slots_.Events(core, ev.event_group)) {
-    const Access& other = slots_.node(slot)->parts[slots_.part(slot)].accesses[0];
-    if (other.event_set == ev.event_set || TestBit(known, slot)) continue;
-    if (other.event_id == ev.event_id) {
-      if (ev.event_set) AddHazard(slot, n, 0, core, other.write, ev.write, st, /*event=*/true);
-    } else if (quiet_ == 0 && options_.virtual_ids && other.event_id >= 8 && ev.event_id >= 8) {
-      out_[core].interference.insert(std::minmax(other.event_id, ev.event_id));
+  const Row& others = slots_.Events(core, ev.event_group, /*sets=*/!ev.event_set);
+  for (size_t w = 0; w < others.size(); ++w) {
+    for (Word bits = others[w] & ~known[w]; bits != 0; bits &= bits - 1) {
+      const int slot = static_cast<int>(w * 64) + std::countr_zero(bits);
+      const int64_t other_id = slots_.event_id(slot);
+      if (other_id == ev.event_id) {
+        if (ev.event_set) AddHazard(slot, n, 0, core, true, ev.write, st, /*event=*/true);
+      } else if (quiet_ == 0 && options_.virtual_ids && other_id >= 8 && ev.event_id >= 8) {
+        out_[core].interference.insert(std::minmax(other_id, ev.event_id));
+      }
     }
   }
   Record(n, 0, core, ev.event_set ? 0 : Bit(p.pipe), st);

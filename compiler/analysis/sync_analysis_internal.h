@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -164,8 +165,10 @@ class Slots {
   const Row& on_pipe(int core, ir::Pipe p) const { return pipe_[core][static_cast<int>(p)]; }
   // Memory conflicts of (core, n, part), in slot order (slot = base(core) + Conflict::other).
   const std::vector<Conflict>& ConflictsOf(int core, const Node* n, int part) const;
-  // Event parts (set_flag/wait_flag with a constant id) of `core` in pipe pair `group`.
-  const std::vector<int>& Events(int core, int group) const;
+  // The event parts (set_flag/wait_flag with a constant id) of `core` in pipe pair `group`: the
+  // sets (`sets` true) or the waits, and the event id of an event part.
+  const Row& Events(int core, int group, bool sets) const;
+  int64_t event_id(int slot) const { return event_id_[slot]; }
   int base(int core) const { return base_[core]; }
 
   State Empty() const;
@@ -180,7 +183,8 @@ class Slots {
   Row own_[2];
   Row pipe_[2][kNumPipes];
   const ConflictTable* conflicts_[2] = {nullptr, nullptr};
-  std::map<std::pair<int, int>, std::vector<int>> events_;
+  std::map<std::pair<int, int>, std::array<Row, 2>> events_;  // [waits, sets]
+  std::vector<int64_t> event_id_;
 };
 
 inline Word* RowOf(State& st, const Geometry& g, int row) {

@@ -82,6 +82,7 @@ Slots::Slots(const std::vector<const Program*>& programs) {
   if (programs.size() == 1) base_[2] = base_[1];
   g_.words = (base_[2] + 63) / 64;
   node_.assign(static_cast<size_t>(base_[2]), nullptr);
+  event_id_.assign(static_cast<size_t>(base_[2]), 0);
   for (size_t c = 0; c < programs.size(); ++c) {
     own_[c] = NewRow(g_);
     for (Row& r : pipe_[c]) r = NewRow(g_);
@@ -92,7 +93,6 @@ Slots::Slots(const std::vector<const Program*>& programs) {
     own_[c] = NewRow(g_);
     for (Row& r : pipe_[c]) r = NewRow(g_);
   }
-  for (auto& [key, list] : events_) std::sort(list.begin(), list.end());
 }
 
 void Slots::Index(int core, const Node* n) {
@@ -102,8 +102,11 @@ void Slots::Index(int core, const Node* n) {
     node_[slot] = n;
     SetBit(pipe_[core][static_cast<int>(n->parts[i].pipe)].data(), slot);
     const std::vector<Access>& acc = n->parts[i].accesses;
-    if (!acc.empty() && acc[0].event_group >= 0)
-      events_[{core, acc[0].event_group}].push_back(slot);
+    if (acc.empty() || acc[0].event_group < 0) continue;
+    std::array<Row, 2>& rows = events_[{core, acc[0].event_group}];
+    if (rows[0].empty()) rows = {NewRow(g_), NewRow(g_)};
+    SetBit(rows[acc[0].event_set ? 1 : 0].data(), slot);
+    event_id_[slot] = acc[0].event_id;
   }
   for (const auto& k : n->kids) Index(core, k.get());
 }
@@ -115,10 +118,10 @@ const std::vector<Conflict>& Slots::ConflictsOf(int core, const Node* n, int par
   return at < by_part.size() ? by_part[at] : kNone;
 }
 
-const std::vector<int>& Slots::Events(int core, int group) const {
-  static const std::vector<int> kNone;
+const Row& Slots::Events(int core, int group, bool sets) const {
+  static const Row kNone;
   auto it = events_.find({core, group});
-  return it != events_.end() ? it->second : kNone;
+  return it != events_.end() ? it->second[sets ? 1 : 0] : kNone;
 }
 
 State Slots::Empty() const {

@@ -367,7 +367,7 @@ Status CheckProgram(const std::vector<Instr>& prog, target::CoreType core,
                      << target::CoreTypeName(core) << ": " << st.message();
     return diag->ToStatus();
   }
-  return target::ValidateProgram(prog, core, npu);
+  return target::ValidateControlFlow(prog);
 }
 
 }  // namespace

@@ -79,6 +79,15 @@ std::pair<int, int> LiveRange(const PairInfo& p) {
   return {lo, hi};
 }
 
+View ViewOf(const Hazard& h) {
+  View v{&h, BlockFor(h), 0, 0, nullptr, SrcPipe(h), DstPipe(h)};
+  if (v.block == nullptr) return v;
+  v.a = AnchorIn(v.block, h.first)->order;
+  v.b = AnchorIn(v.block, h.second)->order;
+  if (h.carried != nullptr && v.a >= v.b) v.carried = h.carried;
+  return v;
+}
+
 }  // namespace
 
 Inserter::Inserter(sync::Program& p, ir::CoreKind core, PassContext& ctx)
@@ -101,55 +110,60 @@ void Inserter::ScanExisting(const Node* n) {
 }
 
 void Inserter::FixAll(const std::vector<Hazard>& hs) {
-  std::vector<Placed> placed;
-  for (const Hazard& h : hs)
-    if (!Covered(h, placed)) placed.push_back(Fix(Pick(hs, h, placed)));
+  std::vector<View> views;
+  std::map<std::pair<const Node*, int>, std::vector<int>> by_consumer;
+  for (const Hazard& h : hs) {
+    by_consumer[{h.second, h.second_part}].push_back(static_cast<int>(views.size()));
+    views.push_back(ViewOf(h));
+  }
+  PlacedByBlock placed;
+  for (const View& v : views) {
+    if (Covered(v, placed)) continue;
+    const Placed q =
+        Fix(*Pick(views, by_consumer.at({v.h->second, v.h->second_part}), v, placed).h);
+    placed[q.block].push_back(q);
+  }
 }
 
-// For `start`'s consumer, preferably a dependence across pipes not yet ordered (its pair often
-// orders a same-pipe dependence transitively, never the reverse); among that consumer's hazards
-// from the same pipe and block, the one with the latest producer: one set after it covers them
-// all.
-const Hazard& Inserter::Pick(const std::vector<Hazard>& hs, const Hazard& start,
-                             const std::vector<Placed>& placed) const {
-  const Hazard* first = &start;
-  for (const Hazard& h : hs) {
-    if (SrcPipe(start) != DstPipe(start) || Covered(h, placed)) continue;
-    if (h.second == start.second && h.second_part == start.second_part &&
-        SrcPipe(h) != DstPipe(h)) {
-      first = &h;
-      break;
+// For `start`'s consumer (`same`: the indices of its hazards), preferably a dependence across
+// pipes not yet ordered (its pair often orders a same-pipe dependence transitively, never the
+// reverse); among that consumer's hazards from the same pipe and block, the one with the latest
+// producer: one set after it covers them all.
+const View& Inserter::Pick(const std::vector<View>& views, const std::vector<int>& same,
+                           const View& start, const PlacedByBlock& placed) const {
+  const View* first = &start;
+  if (start.src == start.dst) {
+    for (int j : same) {
+      if (views[j].src != views[j].dst && !Covered(views[j], placed)) {
+        first = &views[j];
+        break;
+      }
     }
   }
-  const Hazard& h0 = *first;
-  const Node* block = BlockFor(h0);
-  const Hazard* best = &h0;
-  for (const Hazard& h : hs) {
-    if (h.second != h0.second || h.second_part != h0.second_part || h.carried != h0.carried ||
-        SrcPipe(h) != SrcPipe(h0) || BlockFor(h) != block) {
-      continue;
+  const View* best = first;
+  for (int j : same) {
+    const View& v = views[j];
+    if (v.h->carried == first->h->carried && v.src == first->src && v.block == first->block &&
+        v.a > best->a) {
+      best = &v;
     }
-    if (AnchorIn(block, h.first)->order > AnchorIn(block, best->first)->order) best = &h;
   }
   return *best;
 }
 
-// Whether a sync placed earlier in this round orders `h` (see the file comment).
-bool Inserter::Covered(const Hazard& h, const std::vector<Placed>& placed) const {
-  const Node* block = BlockFor(h);
-  if (block == nullptr) return false;
-  const int a = AnchorIn(block, h.first)->order;
-  const int b = AnchorIn(block, h.second)->order;
-  const Node* carried = h.carried != nullptr && a >= b ? h.carried : nullptr;
-  for (const Placed& q : placed) {
-    if (q.block != block || q.carried != carried || b < q.wait_before) continue;
+// Whether a sync placed earlier in this round orders `v` (see the file comment).
+bool Inserter::Covered(const View& v, const PlacedByBlock& placed) const {
+  auto in_block = placed.find(v.block);
+  if (v.block == nullptr || in_block == placed.end()) return false;
+  for (const Placed& q : in_block->second) {
+    if (q.carried != v.carried || v.b < q.wait_before) continue;
     if (q.all || q.src == q.dst) {  // a barrier before the consumer's anchor
-      const bool pipes = q.all || (SrcPipe(h) == q.src && DstPipe(h) == q.src);
-      if (pipes && (carried != nullptr || a < q.wait_before)) return true;
+      const bool pipes = q.all || (v.src == q.src && v.dst == q.src);
+      if (pipes && (v.carried != nullptr || v.a < q.wait_before)) return true;
       continue;
     }
-    const bool dst = q.dst == ir::Pipe::kS || DstPipe(h) == q.dst;
-    if (SrcPipe(h) == q.src && dst && a <= q.set_after) return true;
+    const bool dst = q.dst == ir::Pipe::kS || v.dst == q.dst;
+    if (v.src == q.src && dst && v.a <= q.set_after) return true;
   }
   return false;
 }

@@ -65,6 +65,19 @@ struct Placed {
   const sync::Node* carried = nullptr;
 };
 
+using PlacedByBlock = std::map<const sync::Node*, std::vector<Placed>>;
+
+// One hazard with what FixAll asks of it repeatedly, computed once.
+struct View {
+  const sync::Hazard* h = nullptr;
+  const sync::Node* block = nullptr;  // BlockFor: where its sync goes
+  int a = 0;                          // pre-order positions of the anchors in `block`
+  int b = 0;
+  const sync::Node* carried = nullptr;  // the loop, when its sync is a loop-carried pair
+  ir::Pipe src = ir::Pipe::kS;
+  ir::Pipe dst = ir::Pipe::kS;
+};
+
 // Places, drops and numbers the syncs of one core program (see sync_insert.h for the rules).
 class Inserter {
  public:
@@ -89,9 +102,9 @@ class Inserter {
   void AssignIds(const std::set<std::pair<int64_t, int64_t>>& interference);
 
  private:
-  const sync::Hazard& Pick(const std::vector<sync::Hazard>& hs, const sync::Hazard& start,
-                           const std::vector<Placed>& placed) const;
-  bool Covered(const sync::Hazard& h, const std::vector<Placed>& placed) const;
+  const View& Pick(const std::vector<View>& views, const std::vector<int>& same, const View& start,
+                   const PlacedByBlock& placed) const;
+  bool Covered(const View& v, const PlacedByBlock& placed) const;
   Placed Fix(const sync::Hazard& h);
   bool MayBeOrderedWithout(const Reason& r, const std::vector<const sync::Node*>& own) const;
   void ScanExisting(const sync::Node* n);

@@ -266,43 +266,52 @@ int64_t C0Elems(const NpuTarget& t, DType d) {
 }
 
 Status ValidateForCore(const Instr& in, CoreType core, const NpuTarget& t) {
-  TILEJIT_RETURN_IF_ERROR(Validate(in));
+  if (static_cast<int>(in.op) >= kNumOpcodes) return Validate(in);  // names the bad opcode
   const OpcodeInfo& info = GetOpcodeInfo(in.op);
-  const std::string where = std::string(info.mnemonic) + " on " + std::string(CoreTypeName(core));
+  // Every instruction of every compile passes here: the message is built only for an error.
+  auto where = [&] {
+    return std::string(info.mnemonic) + " on " + std::string(CoreTypeName(core));
+  };
   const int core_bit = core == CoreType::kAic ? 1 : 2;
   if ((static_cast<int>(info.cores) & core_bit) == 0) {
-    return InvalidArgument(where + ": instruction not available on this core type");
+    return InvalidArgument(where() + ": instruction not available on this core type");
   }
   const Pipe pipe = IssuePipe(in);
   if (pipe != Pipe::kAll && !HasPipe(t, core, pipe)) {
-    return InvalidArgument(where + ": core has no pipe " + std::string(PipeName(pipe)));
+    return InvalidArgument(where() + ": core has no pipe " + std::string(PipeName(pipe)));
   }
   if (in.op == Opcode::kSetFlag || in.op == Opcode::kWaitFlag) {
     if (!IsLegalEventPair(t, core, in.spipe, in.dpipe)) {
-      return InvalidArgument(where + ": event pair " + std::string(PipeName(in.spipe)) + "->" +
+      return InvalidArgument(where() + ": event pair " + std::string(PipeName(in.spipe)) + "->" +
                              std::string(PipeName(in.dpipe)) + " is not legal on this core");
     }
     if (in.event.is_static() && in.event.imm >= t.event_ids_per_pair.value) {
-      return InvalidArgument(where + ": event id " + std::to_string(in.event.imm) +
+      return InvalidArgument(where() + ": event id " + std::to_string(in.event.imm) +
                              " >= " + std::to_string(t.event_ids_per_pair.value));
     }
   }
   if ((in.op == Opcode::kXset || in.op == Opcode::kXwait) && in.flag.is_static() &&
       in.flag.imm >= t.cross_flag_ids.value) {
-    return InvalidArgument(where + ": cross-core flag id " + std::to_string(in.flag.imm) +
+    return InvalidArgument(where() + ": cross-core flag id " + std::to_string(in.flag.imm) +
                            " >= " + std::to_string(t.cross_flag_ids.value));
   }
   return Status::Ok();
 }
 
 Status ValidateProgram(std::span<const Instr> program, CoreType core, const NpuTarget& t) {
+  for (size_t i = 0; i < program.size(); ++i) {
+    Status s = Validate(program[i]);
+    if (s.ok()) s = ValidateForCore(program[i], core, t);
+    if (!s.ok()) return s.WithContext("instruction " + std::to_string(i));
+  }
+  return ValidateControlFlow(program);
+}
+
+Status ValidateControlFlow(std::span<const Instr> program) {
   if (program.empty()) return InvalidArgument("empty program");
   const int64_t n = static_cast<int64_t>(program.size());
   for (int64_t i = 0; i < n; ++i) {
     const Instr& in = program[i];
-    if (Status s = ValidateForCore(in, core, t); !s.ok()) {
-      return s.WithContext("instruction " + std::to_string(i));
-    }
     const bool branch = in.op == Opcode::kJmp || in.op == Opcode::kBz || in.op == Opcode::kBnz;
     if (branch && (i + in.off < 0 || i + in.off >= n)) {
       return InvalidArgument("instruction " + std::to_string(i) + ": branch target " +

@@ -217,9 +217,12 @@ int64_t C0Elems(const NpuTarget& t, DType d);
 // its pipes exist there and an event's pipe pair is legal. (Field limits: Validate in isa.h.)
 Status ValidateForCore(const Instr& in, CoreType core, const NpuTarget& t);
 
-// Checks a whole instruction stream for one core type: every instruction passes
-// ValidateForCore, branch targets stay inside the stream, and control cannot run past the
-// end (the last instruction is `end` or `jmp`). Errors name the instruction index.
+// Checks a whole instruction stream for one core type: every instruction passes Validate and
+// ValidateForCore, and ValidateControlFlow holds. Errors name the instruction index.
 Status ValidateProgram(std::span<const Instr> program, CoreType core, const NpuTarget& t);
+
+// The stream's control flow alone: non-empty, branch targets inside the stream, and control
+// cannot run past the end (the last instruction is `end` or `jmp`).
+Status ValidateControlFlow(std::span<const Instr> program);
 
 }  // namespace tilejit::target
