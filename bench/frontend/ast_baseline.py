@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Baseline for bench/frontend: CPython's own ast.parse on the same file text.
+"""Baseline for bench/frontend and bench/compile: CPython's own ast.parse on the same file text.
 
 Prints one line per file: "<file> <median_seconds>", the median over --repeat rounds of the
 per-call time (each round times --number calls with timeit).

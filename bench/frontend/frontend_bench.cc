@@ -8,13 +8,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/bench_cases.h"
 #include "common/diagnostic.h"
 #include "common/source_loc.h"
 #include "compiler/frontend/frontend.h"
@@ -22,21 +20,6 @@
 namespace {
 
 using tilejit::frontend::FrontendRequest;
-using tilejit::frontend::Value;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-Value ToValue(const nlohmann::json& j) {
-  if (j.is_boolean()) return Value::Bool(j.get<bool>());
-  if (j.is_number_integer()) return Value::Int(j.get<int64_t>());
-  if (j.is_number()) return Value::Float(j.get<double>());
-  return Value::Str(j.get<std::string>());
-}
 
 // Runs the frontend once; returns false (after printing diagnostics) if it fails.
 bool RunOnce(const FrontendRequest& request) {
@@ -60,14 +43,17 @@ int main(int argc, char** argv) {
   const std::string dir = argv[1];
   const int rounds = argc > 2 ? std::stoi(argv[2]) : 15;
   const int calls = argc > 3 ? std::stoi(argv[3]) : 200;
-  nlohmann::json cases = nlohmann::json::parse(ReadFile(dir + "/cases.json"));
-  std::vector<std::string> seen;
-  for (const auto& c : cases["cases"]) {
+  auto cases = tilejit::bench::LoadBenchCases(dir);
+  if (!cases.ok()) {
+    std::cerr << cases.status().ToString() << "\n";
+    return 1;
+  }
+  for (const tilejit::bench::BenchCase& c : *cases) {
     FrontendRequest request;
-    request.file_name = c["file"].get<std::string>();
-    request.source = ReadFile(dir + "/" + request.file_name);
-    request.entry = c["entry"].get<std::string>();
-    for (const auto& a : c["args"]) request.args.push_back(ToValue(a));
+    request.file_name = c.file;
+    request.source = tilejit::bench::ReadBenchFile(dir + "/" + c.file);
+    request.entry = c.entry;
+    request.args = c.args;
     if (!RunOnce(request)) return 1;  // also the warm-up
     std::vector<double> per_call;
     for (int r = 0; r < rounds; ++r) {

@@ -28,7 +28,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/service/bench_stats.h"
+#include "bench/bench_stats.h"
 #include "cache/sqlite_store.h"
 #include "client/client.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Small timing helpers for bench/service: a steady-clock stopwatch and nearest-rank
+// Small timing helpers for the benchmarks: a steady-clock stopwatch and nearest-rank
 // percentiles. Header-only; pure functions and plain values.
 #pragma once
 
