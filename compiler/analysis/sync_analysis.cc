@@ -96,10 +96,13 @@ void Walker::Loop(const Loops& loops, const BodyFn& body, State& st) {
     body(st);
     return;
   }
-  auto [head, out] = Fixpoint(loops, body, st);
+  Trips trips_from_entry = Fixpoint(loops, body, st);
   if (stopped_) return;  // the state no longer matters
-  if (min_trips >= 2) out = LastTrip(loops, body, st);
-  st = min_trips >= 1 ? std::move(out) : std::move(head);
+  if (min_trips >= 2) {
+    st = LastTrip(loops, body, trips_from_entry.first);
+  } else {
+    st = min_trips >= 1 ? std::move(trips_from_entry.last) : std::move(trips_from_entry.head);
+  }
   const Geometry& g = slots_.geometry();
   for (const auto& [loop, core] : loops) {
     Word* row = RowOf(st, g, Geometry::kCarried + slots_.LoopIndex(core, loop));
@@ -108,21 +111,20 @@ void Walker::Loop(const Loops& loops, const BodyFn& body, State& st) {
 }
 
 // Walks trips from `entry`, merging each trip's end into the head, until the head is stable.
-// Returns the head (the entry merged with every trip's end) and the last trip's end; records
-// that went around remember the loops.
-std::pair<State, State> Walker::Fixpoint(const Loops& loops, const BodyFn& body,
-                                         const State& entry) {
-  State head = entry;
-  State out = entry;
+// Returns the head (the entry merged with every trip's end), the last trip's end and the first
+// trip's end; records that went around remember the loops.
+Walker::Trips Walker::Fixpoint(const Loops& loops, const BodyFn& body, const State& entry) {
+  Trips t{entry, entry, entry};
   for (int round = 0; round < 64 && !stopped_; ++round) {
-    out = head;
-    body(out);
-    Carry(loops, out);
-    State next = Merge(entry, out, slots_.geometry());
-    if (next == head) break;
-    head = std::move(next);
+    t.last = t.head;
+    body(t.last);
+    Carry(loops, t.last);
+    if (round == 0) t.first = t.last;
+    State next = Merge(entry, t.last, slots_.geometry());
+    if (next == t.head) break;
+    t.head = std::move(next);
   }
-  return {std::move(head), std::move(out)};
+  return t;
 }
 
 void Walker::Carry(const Loops& loops, State& st) const {
@@ -137,14 +139,11 @@ void Walker::Carry(const Loops& loops, State& st) const {
 // The state after a loop that surely runs at least twice: its last trip starts from a state
 // reached after one or more trips, never from the entry state, so orderings the first trip
 // establishes late (e.g. a flag chain that reaches a pipe only in the next trip) hold after
-// the loop. Every hazard of these walks was already found from the weaker entry-merged
-// head, so they report nothing.
-State Walker::LastTrip(const Loops& loops, const BodyFn& body, const State& entry) {
+// the loop. `after_first`: the end of the first trip (Fixpoint's). Every hazard of these walks
+// was already found from the weaker entry-merged head, so they report nothing.
+State Walker::LastTrip(const Loops& loops, const BodyFn& body, const State& after_first) {
   ++quiet_;
-  State after_first = entry;
-  body(after_first);
-  Carry(loops, after_first);
-  State out = Fixpoint(loops, body, after_first).second;
+  State out = Fixpoint(loops, body, after_first).last;
   --quiet_;
   return out;
 }
@@ -283,7 +282,7 @@ void Walker::Sync(const Node* n, int core, State& st) {
     if (e.maybe) Flag(FlagIssue::kDoubleSet, core, n);
     e.maybe = e.surely = true;
     e.setter = n;
-    e.snap = Ordered(f->src, core, st);
+    Ordered(f->src, core, st, e.snap);
     return;
   }
   Ev* e = st.evs.Find(key);
@@ -299,7 +298,7 @@ void Walker::Sync(const Node* n, int core, State& st) {
 
 // What pipe `p` of `core` has ordered before its next instruction: its own core's work on p
 // or known to p, and the other core's work p knows of.
-Row Walker::Ordered(ir::Pipe p, int core, const State& st) const {
+void Walker::Ordered(ir::Pipe p, int core, const State& st, Row& out) const {
   const Geometry& g = slots_.geometry();
   const Word* present = RowOf(st, g, Geometry::kPresent);
   const Word* known = RowOf(st, g, Geometry::kKnown + static_cast<int>(p));
@@ -307,10 +306,9 @@ Row Walker::Ordered(ir::Pipe p, int core, const State& st) const {
   const Word* own = slots_.own(core).data();
   const Word* other = slots_.own(1 - core).data();
   const Word* on = slots_.on_pipe(core, p).data();
-  Row out(static_cast<size_t>(g.words));
+  out.resize(static_cast<size_t>(g.words));
   for (int w = 0; w < g.words; ++w)
     out[w] = present[w] & ((own[w] & (on[w] | known[w])) | (other[w] & xknown[w]));
-  return out;
 }
 
 // A wait on pipe `p` of `core` (s: the scalar unit stalls dispatch, so every pipe) passed the
@@ -347,11 +345,27 @@ void Walker::EventStep(const Node* n, int core, State& st) {
       if (other_id == ev.event_id) {
         if (ev.event_set) AddHazard(slot, n, 0, core, true, ev.write, st, /*event=*/true);
       } else if (quiet_ == 0 && options_.virtual_ids && other_id >= 8 && ev.event_id >= 8) {
-        out_[core].interference.insert(std::minmax(other_id, ev.event_id));
+        Interfere(core, other_id, ev.event_id);
       }
     }
   }
   Record(n, 0, core, ev.event_set ? 0 : Bit(p.pipe), st);
+}
+
+// Records that virtual events x and y interfere; a bit matrix over the program's event ids
+// dedupes the many repeats (each walk of a loop body meets the same pairs again).
+void Walker::Interfere(int core, int64_t x, int64_t y) {
+  const auto [lo, hi] = std::minmax(x, y);
+  const int64_t n = slots_.event_id_limit();
+  if (lo < 0 || hi >= n) {
+    out_[core].interference.insert({lo, hi});
+    return;
+  }
+  const size_t bit = (static_cast<size_t>(core) * n + lo) * n + hi;
+  if (interfering_.size() * 64 <= bit) interfering_.resize(bit / 64 + 1, 0);
+  if (TestBit(interfering_.data(), static_cast<int>(bit))) return;
+  SetBit(interfering_.data(), static_cast<int>(bit));
+  out_[core].interference.insert({lo, hi});
 }
 
 }  // namespace internal

@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -88,7 +87,7 @@ struct Ev {
 // so later waits still pair with the right set). `lost`: the paths disagree on the count, so
 // waits on it give nothing.
 struct Queue {
-  std::deque<Row> tokens;
+  std::vector<Row> tokens;  // few at a time: a vector copies far cheaper than a deque
   int deficit = 0;
   bool lost = false;
   bool operator==(const Queue& o) const = default;
@@ -169,6 +168,8 @@ class Slots {
   // sets (`sets` true) or the waits, and the event id of an event part.
   const Row& Events(int core, int group, bool sets) const;
   int64_t event_id(int slot) const { return event_id_[slot]; }
+  // Every event id of the programs is below this (bounded: a larger id is not indexed).
+  int64_t event_id_limit() const { return event_id_limit_; }
   int base(int core) const { return base_[core]; }
 
   State Empty() const;
@@ -185,6 +186,7 @@ class Slots {
   const ConflictTable* conflicts_[2] = {nullptr, nullptr};
   std::map<std::pair<int, int>, std::array<Row, 2>> events_;  // [waits, sets]
   std::vector<int64_t> event_id_;
+  int64_t event_id_limit_ = 0;
 };
 
 inline Word* RowOf(State& st, const Geometry& g, int row) {
@@ -217,7 +219,9 @@ class Walker {
   void Sync(const Node* n, int core, State& st);
   void Barrier(ir::Pipe pipe, int core, State& st);
   void EventStep(const Node* n, int core, State& st);
-  Row Ordered(ir::Pipe p, int core, const State& st) const;
+  // What pipe `p` of `core` has ordered before its next instruction, into `out`.
+  void Ordered(ir::Pipe p, int core, const State& st, Row& out) const;
+  void Interfere(int core, int64_t x, int64_t y);
   void Gain(const Row& snap, ir::Pipe p, int core, State& st);
   void CrossSet(const ir::CrossFlagNode& f, int core, State& st);
   void CrossWait(const ir::CrossFlagNode& f, int core, State& st);
@@ -229,8 +233,13 @@ class Walker {
   using ArmFn = std::function<void(int, State&)>;
   void Branch(const Node* n, const ArmFn& arm, State& st);
   void Loop(const Loops& loops, const BodyFn& body, State& st);
-  State LastTrip(const Loops& loops, const BodyFn& body, const State& entry);
-  std::pair<State, State> Fixpoint(const Loops& loops, const BodyFn& body, const State& entry);
+  struct Trips {
+    State head;   // the entry merged with every trip's end
+    State last;   // the end of the last trip walked
+    State first;  // the end of the first trip
+  };
+  State LastTrip(const Loops& loops, const BodyFn& body, const State& after_first);
+  Trips Fixpoint(const Loops& loops, const BodyFn& body, const State& entry);
   void Carry(const Loops& loops, State& st) const;
 
   // Cross-core flags (sync_analysis_joint.cc).
@@ -246,6 +255,7 @@ class Walker {
   bool stopped_ = false;  // stop_at_first_hazard and a hazard was found: walk no further
   std::vector<Analysis> out_;
   std::set<std::tuple<const Node*, int, const Node*, int>> seen_;
+  std::vector<Word> interfering_;  // (core, lower id, higher id) reported, as bits
 };
 
 }  // namespace tilejit::analysis::sync::internal

@@ -238,7 +238,8 @@ void Walker::CrossSet(const ir::CrossFlagNode& f, int core, State& st) {
     --q.deficit;
     return;
   }
-  q.tokens.push_back(Ordered(f.pipe, core, st));
+  q.tokens.emplace_back();
+  Ordered(f.pipe, core, st, q.tokens.back());
 }
 
 void Walker::CrossWait(const ir::CrossFlagNode& f, int core, State& st) {
@@ -249,7 +250,7 @@ void Walker::CrossWait(const ir::CrossFlagNode& f, int core, State& st) {
     return;
   }
   Row token = std::move(q.tokens.front());
-  q.tokens.pop_front();
+  q.tokens.erase(q.tokens.begin());
   Gain(token, f.pipe, core, st);
 }
 

@@ -12,6 +12,8 @@
 namespace tilejit::analysis::sync::internal {
 namespace {
 
+constexpr int64_t kMaxIndexedEventId = 2048;
+
 Row NewRow(const Geometry& g) { return Row(static_cast<size_t>(g.words), 0); }
 
 // A key in `mine` that `theirs` does not hold is kept when `theirs` has no such record (on that
@@ -107,6 +109,9 @@ void Slots::Index(int core, const Node* n) {
     if (rows[0].empty()) rows = {NewRow(g_), NewRow(g_)};
     SetBit(rows[acc[0].event_set ? 1 : 0].data(), slot);
     event_id_[slot] = acc[0].event_id;
+    // Ids index a bit matrix (Walker::Interfere): only sizes a program can hold are indexed.
+    if (acc[0].event_id < kMaxIndexedEventId)
+      event_id_limit_ = std::max(event_id_limit_, acc[0].event_id + 1);
   }
   for (const auto& k : n->kids) Index(core, k.get());
 }

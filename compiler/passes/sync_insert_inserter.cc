@@ -236,7 +236,9 @@ struct Knowledge {
   void Gain(ir::Pipe p) { knows |= p == ir::Pipe::kS ? 0x7f : PipeBit(p); }
   // Applies one sync; true if anything changed.
   bool Apply(const Node* n) {
-    const Knowledge before = *this;
+    const uint8_t knew = knows;
+    const bool crossed = cross;
+    bool event_changed = false;
     if (const auto* b = ir::TryAs<ir::BarrierNode>(n->stmt)) {
       if (b->pipe == ir::Pipe::kAll) knows = 0x7f;
       if (b->pipe == producer) knows |= PipeBit(producer);
@@ -244,13 +246,15 @@ struct Knowledge {
       const std::optional<int64_t> id = ir::AsConstInt(f->event);
       if (!id) return false;  // a runtime id gives no order in the analysis either
       bool& carried = events[{f->src, f->dst, *id}];
-      if (n->stmt->kind == ir::StmtKind::kSetFlag) carried = carried || Passes(f->src);
+      if (n->stmt->kind == ir::StmtKind::kSetFlag && !carried && Passes(f->src)) {
+        carried = event_changed = true;
+      }
       if (n->stmt->kind == ir::StmtKind::kWaitFlag && carried) Gain(f->dst);
     } else if (const auto* x = ir::TryAs<ir::CrossFlagNode>(n->stmt)) {
       if (n->stmt->kind == ir::StmtKind::kSetCrossFlag) cross = cross || Passes(x->pipe);
       if (n->stmt->kind == ir::StmtKind::kWaitCrossFlag && cross) Gain(x->pipe);
     }
-    return knows != before.knows || cross != before.cross || events != before.events;
+    return knows != knew || cross != crossed || event_changed;
   }
 };
 
