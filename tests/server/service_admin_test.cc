@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "runner/sim/sim_device.h"
 #include "server/service.h"
 #include "tests/server/fake_backend.h"
 
@@ -34,7 +35,8 @@ class ServiceAdminTest : public ::testing::Test {
 
   std::unique_ptr<CompileService> Make(ServiceOptions options = {}) {
     return std::make_unique<CompileService>(options, std::make_unique<FakeBackend>(&counters_),
-                                            std::make_unique<MemoryKernelStore>());
+                                            std::make_unique<MemoryKernelStore>(),
+                                            runner::sim::SimDeviceFactory());
   }
 
   CompileReply CompileOk(CompileService& s, const std::string& tag) {
