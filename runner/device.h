@@ -9,11 +9,14 @@
 // (LoadImage: tests, tools and the assembler path).
 //
 // Threading: a Device is thread-compatible (one caller at a time); a launch may use several
-// host threads internally.
+// host threads internally. A DeviceFactory makes devices for callers that want a new one per
+// use (the service: one per launch).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -153,5 +156,10 @@ class Device {
   virtual Result<LaunchReport> Launch(KernelId id, std::span<const uint64_t> args,
                                       const LaunchOptions& options) = 0;
 };
+
+// Makes a new device per call, owned by the caller. An error Result says why there is no
+// device (busy, absent, failed to open); an OK Result never holds null. Whether a factory may
+// be called from several threads at once is its own contract (the simulator's may).
+using DeviceFactory = std::function<Result<std::unique_ptr<Device>>()>;
 
 }  // namespace tilejit::runner

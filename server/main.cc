@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // tilejitd: the compile daemon. Wires the configuration, the kernel store, the compiler
-// back end, the gRPC server (service, health, reflection) and the optional metrics port, then
-// waits for SIGTERM or SIGINT and drains gracefully: health turns NOT_SERVING, new compiles
-// are refused, in-flight RPCs get --drain-grace-seconds, the workers finish, and the cache is
-// closed cleanly.
+// back end, the launch device (the simulated NPU), the gRPC server (service, health,
+// reflection) and the optional metrics port, then waits for SIGTERM or SIGINT and drains
+// gracefully: health turns NOT_SERVING, new compiles are refused, in-flight RPCs get
+// --drain-grace-seconds, the workers finish, and the cache is closed cleanly.
 //
 // The signals are blocked before any thread starts and taken with sigwait on the main thread,
 // so no handler ever runs in async-signal context.
@@ -14,6 +14,7 @@
 #include <iostream>
 #include <memory>
 
+#include "runner/sim/sim_device.h"
 #include "server/cache_store.h"
 #include "server/compiler_backend.h"
 #include "server/config.h"
@@ -65,7 +66,8 @@ int Run(const DaemonConfig& config, const sigset_t& signals) {
     spdlog::critical("cannot open the kernel cache: {}", store.status().ToString());
     return 1;
   }
-  CompileService core(ToServiceOptions(config), NewCompilerBackend(), std::move(store).value());
+  CompileService core(ToServiceOptions(config), NewCompilerBackend(), std::move(store).value(),
+                      runner::sim::SimDeviceFactory());
   GrpcServerOptions grpc_options;
   grpc_options.address = config.listen;
   grpc_options.max_message_bytes = config.max_message_bytes;

@@ -12,6 +12,7 @@
 #include <thread>
 #include <utility>
 
+#include "common/check.h"
 #include "server/handle.h"
 #include "server/request_digest.h"
 #include "server/utf8.h"
@@ -74,13 +75,15 @@ struct CompileService::Timer {
 };
 
 CompileService::CompileService(ServiceOptions options, std::unique_ptr<CompilerBackend> backend,
-                               std::unique_ptr<KernelStore> store)
+                               std::unique_ptr<KernelStore> store, runner::DeviceFactory devices)
     : options_(options),
       backend_(std::move(backend)),
       store_(std::move(store)),
       memo_(options.memo_capacity),
       errors_(options.error_ttl_ms, options.memo_capacity),
-      pool_(options.workers < 1 ? 1 : options.workers, options.queue_capacity) {
+      pool_(options.workers < 1 ? 1 : options.workers, options.queue_capacity),
+      devices_(std::make_shared<const runner::DeviceFactory>(std::move(devices))) {
+  TILEJIT_CHECK(*devices_) << "CompileService needs a device factory";
   RegisterMetrics();
 }
 

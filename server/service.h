@@ -11,7 +11,21 @@
 // diagnostics; malformed requests are kInvalidArgument; a full queue is kResourceExhausted;
 // a passed deadline is kDeadlineExceeded; a draining service is kUnavailable.
 //
-// Ownership: the service owns its backend, store, worker pool and metrics registry.
+// Launch path: resolve the kernel (handle or request digest) -> caps -> a launch slot -> a
+// new device from the service's runner::DeviceFactory, on a thread of its own -> LoadBinary
+// -> RunKernel. tilejitd passes the simulated NPU's factory; tests pass fakes.
+//
+// Devices: each launch calls the factory once, on the launch's own thread, and owns the device
+// it gets: it loads the kernel, runs it and destroys the device on that thread, so a device is
+// never shared between launches and needs only be thread-compatible. Up to
+// max_concurrent_launches threads call the factory at the same time, so it must be
+// thread-safe. A launch whose caller stopped waiting (deadline, cancellation) finishes on its
+// own thread, possibly after the service is destroyed: the service shares the factory with
+// those threads, so it stays alive, but whatever it captures must stay valid as long (capture
+// by value or by shared ownership).
+//
+// Ownership: the service owns its backend, store, worker pool and metrics registry, and shares
+// its device factory with the launch threads.
 // Threading: every method is thread-safe and may block (Compile waits for its compile).
 #pragma once
 
@@ -48,7 +62,7 @@ struct ServiceOptions {
   uint64_t default_instruction_budget = 50'000'000;
   uint64_t max_instruction_budget = 500'000'000;
   int max_concurrent_launches = 2;
-  int launch_host_threads = 1;  // simulator threads per launch
+  int launch_host_threads = 1;  // device host threads per launch (LaunchOptions::host_threads)
   // Tests only: every back-end run first sleeps this long, so that concurrent requests
   // overlap deterministically in end-to-end tests (single-flight, queueing). 0: off.
   int test_backend_delay_ms = 0;
@@ -136,8 +150,9 @@ struct ServiceStats {
 
 class CompileService {
  public:
+  // REQUIRES: `devices` is not empty.
   CompileService(ServiceOptions options, std::unique_ptr<CompilerBackend> backend,
-                 std::unique_ptr<KernelStore> store);
+                 std::unique_ptr<KernelStore> store, runner::DeviceFactory devices);
   ~CompileService();
 
   Result<CompileReply> Compile(const frontend::FrontendRequest& request,
@@ -145,12 +160,13 @@ class CompileService {
                                const ProgressFn& progress = nullptr);
 
   Result<KernelInfo> GetKernel(std::string_view handle);
-  // Runs the kernel on a fresh simulated device. Malformed calls and caps above the daemon's
-  // are kInvalidArgument; a kernel whose tensors exceed the GM cap, a run past its instruction
-  // budget, or no free launch slot is kResourceExhausted. When the deadline passes (or the
-  // caller cancels) the running simulation is stopped and the call is kDeadlineExceeded
-  // (kCancelled). Findings of a completed run are in the reply, located in the request's
-  // source lines when it names a request_digest.
+  // Runs the kernel on a fresh device from the factory. Malformed calls and caps above the
+  // daemon's are kInvalidArgument; a kernel whose tensors exceed the GM cap, a run past its
+  // instruction budget, or no free launch slot is kResourceExhausted. When the deadline passes
+  // (or the caller cancels) the running launch is told to stop (LaunchOptions::cancel) and the
+  // call is kDeadlineExceeded (kCancelled). A failure of the factory or the device (LoadBinary,
+  // a non-OK Launch) is that status, as the device gave it. Findings of a completed run are in
+  // the reply, located in the request's source lines when it names a request_digest.
   Result<LaunchReply> Launch(const LaunchCall& call, const CallContext& ctx);
 
   ServiceStats Stats();
@@ -218,7 +234,9 @@ class CompileService {
   SingleFlight flights_;
   WorkerPool pool_;
   std::atomic<bool> draining_{false};
-  // Launches holding a slot; shared with the simulation threads, which may outlive a call.
+  // Shared with the launch threads, which may outlive a call (and the service).
+  std::shared_ptr<const runner::DeviceFactory> devices_;
+  // Launches holding a slot; shared with the launch threads like `devices_`.
   std::shared_ptr<std::atomic<int>> launch_slots_ = std::make_shared<std::atomic<int>>(0);
 
   MetricsRegistry metrics_;

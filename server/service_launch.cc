@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// Launch: runs a cached kernel on a fresh simulated device per call, under the caps of the
-// request and the daemon.
+// Launch: runs a cached kernel on a fresh device per call (from the service's DeviceFactory),
+// under the caps of the request and the daemon.
 //
 // The launch runs on its own thread while the caller waits for it until its deadline (or its
 // cancellation). A caller that gives up gets DEADLINE_EXCEEDED (or CANCELLED) at once and
-// raises the simulation's cancel flag (runner::LaunchOptions::cancel), which the simulator
-// polls between instructions, so the abandoned run stops within microseconds and gives its
-// launch slot back instead of running on to its instruction budget. The slot is released by
-// the simulation thread itself, so abandoned runs can never exceed max_concurrent_launches.
+// raises the run's cancel flag (runner::LaunchOptions::cancel), which the device polls (the
+// simulator between instructions), so the abandoned run stops within microseconds and gives
+// its launch slot back instead of running on to its instruction budget. The slot is released
+// by the launch thread itself, so abandoned runs can never exceed max_concurrent_launches.
+//
+// The device is whatever the factory makes, so the launch thread turns an exception escaping
+// it into kInternal rather than trusting every device to keep its own (the simulator does):
+// no exception may leave a detached thread, which would end the daemon.
 //
 // A run that exhausts its instruction budget (a per-request cap) is RESOURCE_EXHAUSTED, with
 // the simulator's located account of where the budget ran out in the message.
@@ -15,20 +19,20 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <mutex>
 #include <regex>
 #include <thread>
 #include <utility>
 
 #include "runner/runner.h"
-#include "runner/sim/sim_device.h"
 #include "server/handle.h"
 #include "server/service.h"
 
 namespace tilejit::server {
 namespace {
 
-// Shared by the caller and the simulation thread; whoever finishes last frees it.
+// Shared by the caller and the launch thread; whoever finishes last frees it.
 struct LaunchState {
   std::mutex mu;
   std::condition_variable cv;
@@ -78,22 +82,44 @@ const runner::Finding* BudgetFinding(const runner::LaunchReport& report) {
   return nullptr;
 }
 
-// Runs `kernel` on a fresh simulated device on a thread of its own and waits for it until
-// the caller's deadline or cancellation, on which it raises the run's cancel flag. `slots`
-// is decremented by the simulation thread when it ends.
-Result<runner::RunResult> RunDetached(std::shared_ptr<const KernelRecord> kernel,
+// Loads `kernel` on a device from `devices` and runs it there; the device dies with the run.
+Result<runner::RunResult> RunOnNewDevice(const runner::DeviceFactory& devices,
+                                         const KernelRecord& kernel,
+                                         std::span<const runner::NpyArray> inputs,
+                                         const runner::LaunchOptions& lo) {
+  TILEJIT_ASSIGN_OR_RETURN(std::unique_ptr<runner::Device> device, devices());
+  if (!device) return Internal("the device factory made no device");
+  std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(kernel.binary.data()),
+                                 kernel.binary.size());
+  TILEJIT_ASSIGN_OR_RETURN(runner::KernelId id, device->LoadBinary(bytes));
+  return runner::RunKernel(*device, id, inputs, lo);
+}
+
+Result<runner::RunResult> RunCatching(const runner::DeviceFactory& devices,
+                                      const KernelRecord& kernel,
+                                      std::span<const runner::NpyArray> inputs,
+                                      const runner::LaunchOptions& lo) {
+  try {
+    return RunOnNewDevice(devices, kernel, inputs, lo);
+  } catch (const std::exception& e) {
+    return Internal(std::string("the device threw: ") + e.what());
+  } catch (...) {
+    return Internal("the device threw a non-standard exception");
+  }
+}
+
+// Runs `kernel` on a new device on a thread of its own and waits for it until the caller's
+// deadline or cancellation, on which it raises the run's cancel flag. `slots` is decremented
+// by the launch thread when it ends.
+Result<runner::RunResult> RunDetached(std::shared_ptr<const runner::DeviceFactory> devices,
+                                      std::shared_ptr<const KernelRecord> kernel,
                                       std::vector<runner::NpyArray> inputs,
                                       runner::LaunchOptions lo, const CallContext& ctx,
                                       std::shared_ptr<std::atomic<int>> slots) {
   auto state = std::make_shared<LaunchState>();
-  lo.cancel = &state->cancel;  // `state` outlives the simulation thread's use of it
-  std::thread([state, kernel, inputs = std::move(inputs), lo, slots] {
-    runner::sim::SimDevice device;
-    std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(kernel->binary.data()),
-                                   kernel->binary.size());
-    Result<runner::KernelId> id = device.LoadBinary(bytes);
-    Result<runner::RunResult> r = id.ok() ? runner::RunKernel(device, *id, inputs, lo)
-                                          : Result<runner::RunResult>(id.status());
+  lo.cancel = &state->cancel;  // `state` outlives the launch thread's use of it
+  std::thread([state, devices, kernel, inputs = std::move(inputs), lo, slots] {
+    Result<runner::RunResult> r = RunCatching(*devices, *kernel, inputs, lo);
     slots->fetch_sub(1);
     std::lock_guard<std::mutex> lock(state->mu);
     state->result = std::move(r);
@@ -190,7 +216,7 @@ Result<LaunchReply> CompileService::LaunchImpl(const LaunchCall& call, const Cal
   TILEJIT_ASSIGN_OR_RETURN(std::shared_ptr<const KernelRecord> kernel,
                            ResolveLaunchKernel(call, &memo));
   TILEJIT_RETURN_IF_ERROR(CheckLaunchCaps(call, *kernel));
-  // Take a launch slot (released by the simulation thread, even after an abandoned wait).
+  // Take a launch slot (released by the launch thread, even after an abandoned wait).
   if (launch_slots_->fetch_add(1) >= options_.max_concurrent_launches) {
     launch_slots_->fetch_sub(1);
     return ResourceExhausted("too many launches in progress; retry later");
@@ -203,7 +229,7 @@ Result<LaunchReply> CompileService::LaunchImpl(const LaunchCall& call, const Cal
       call.instruction_budget ? call.instruction_budget : options_.default_instruction_budget;
   const SteadyTime t0 = std::chrono::steady_clock::now();
   TILEJIT_ASSIGN_OR_RETURN(runner::RunResult run,
-                           RunDetached(kernel, call.inputs, lo, ctx, launch_slots_));
+                           RunDetached(devices_, kernel, call.inputs, lo, ctx, launch_slots_));
   for (runner::Finding& f : run.report.findings) {
     if (memo) f.message = LocateFindings(f.message, *memo);
   }

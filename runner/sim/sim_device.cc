@@ -77,6 +77,12 @@ int DefaultThreads() {
 
 SimDevice::SimDevice(const target::NpuTarget& target) : target_(target) {}
 
+DeviceFactory SimDeviceFactory(const target::NpuTarget& target) {
+  return [&target]() -> Result<std::unique_ptr<Device>> {
+    return std::unique_ptr<Device>(std::make_unique<SimDevice>(target));
+  };
+}
+
 Result<Tensor> SimDevice::Allocate(target::ElementType dtype, std::vector<int64_t> shape,
                                    std::string name, bool initialized) {
   target::KernelParam p;

@@ -44,4 +44,8 @@ class SimDevice : public Device {
   std::vector<std::unique_ptr<KernelImage>> kernels_;
 };
 
+// A DeviceFactory of SimDevices for `target` (which must outlive the factory; the NpuTarget
+// statics do). Thread-safe: each call makes an independent device.
+DeviceFactory SimDeviceFactory(const target::NpuTarget& target = target::Ascend910B2());
+
 }  // namespace tilejit::runner::sim

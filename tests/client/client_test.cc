@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "runner/sim/sim_device.h"
 #include "server/compiler_backend.h"
 #include "server/grpc_server.h"
 
@@ -38,9 +39,9 @@ KernelSpec GemmExpert() {
 class ClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    core_ = std::make_unique<server::CompileService>(server::ServiceOptions{},
-                                                     server::NewCompilerBackend(),
-                                                     std::make_unique<server::MemoryKernelStore>());
+    core_ = std::make_unique<server::CompileService>(
+        server::ServiceOptions{}, server::NewCompilerBackend(),
+        std::make_unique<server::MemoryKernelStore>(), runner::sim::SimDeviceFactory());
     server::GrpcServerOptions server_options;
     server_options.address = "127.0.0.1:0";
     auto server = server::GrpcServer::Start(core_.get(), server_options);

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "runner/sim/sim_device.h"
 #include "server/service.h"
 #include "tests/server/fake_backend.h"
 
@@ -34,7 +35,8 @@ class CacheStoreTest : public ::testing::Test {
     auto store = CacheKernelStore::Open(options, &report);
     EXPECT_TRUE(store.ok()) << store.status();
     return std::make_unique<CompileService>(
-        ServiceOptions{}, std::make_unique<FakeBackend>(counters), std::move(store).value());
+        ServiceOptions{}, std::make_unique<FakeBackend>(counters), std::move(store).value(),
+        runner::sim::SimDeviceFactory());
   }
 
   static frontend::FrontendRequest Request() {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "runner/sim/sim_device.h"
 #include "server/service.h"
 
 namespace tilejit::server {
@@ -61,7 +62,7 @@ TEST(CompilerBackend, FrontendErrorsAreLocatedInTheRequestsFile) {
 
 TEST(CompilerBackend, ServiceCompileIsAKernelOrALocatedError) {
   CompileService service(ServiceOptions{}, NewCompilerBackend(),
-                         std::make_unique<MemoryKernelStore>());
+                         std::make_unique<MemoryKernelStore>(), runner::sim::SimDeviceFactory());
   Result<CompileReply> r = service.Compile(VecAdd(ReadKernel("elementwise_add_expert.py")), {}, {});
   ASSERT_TRUE(r.ok()) << r.status();
   if (r->ok) {

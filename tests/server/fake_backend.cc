@@ -82,6 +82,17 @@ std::vector<uint8_t> ProgramBinary(const std::string& key, const std::string& ai
   return *bytes;
 }
 
+runner::NpyArray HalfArray(uint16_t bits, int64_t n) {
+  runner::NpyArray a;
+  a.dtype = target::ElementType::kFloat16;
+  a.shape = {n};
+  for (int64_t i = 0; i < n; ++i) {
+    a.data.push_back(static_cast<uint8_t>(bits & 0xff));
+    a.data.push_back(static_cast<uint8_t>(bits >> 8));
+  }
+  return a;
+}
+
 std::string FakeSource(const std::string& tag) {
   return "import tilelang.language as T\n\ndef kernel(n):\n    tag = '" + tag + "'\n    return n\n";
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/npy.h"
 #include "server/backend.h"
 
 namespace tilejit::server::testing {
@@ -54,6 +55,11 @@ std::vector<uint8_t> VaddBinary(const std::string& key);
 std::vector<uint8_t> SpinBinary(const std::string& key);
 // A kernel binary with the vadd parameters and `aiv_asm` as its AIV program.
 std::vector<uint8_t> ProgramBinary(const std::string& key, const std::string& aiv_asm);
+
+// float16 bit patterns of 1, 2 and 3: vadd's inputs and their sum.
+inline constexpr uint16_t kHalfOne = 0x3c00, kHalfTwo = 0x4000, kHalfThree = 0x4200;
+// A float16 array of `n` elements, each `bits` (vadd's inputs have the default 256).
+runner::NpyArray HalfArray(uint16_t bits, int64_t n = 256);
 
 // A small valid TileLang-looking source for the fake backend (each call site varies `tag`).
 std::string FakeSource(const std::string& tag);

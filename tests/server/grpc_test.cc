@@ -10,6 +10,7 @@
 #include <httplib.h>
 
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "runner/sim/sim_device.h"
 #include "server/grpc_server.h"
 #include "server/metrics_http.h"
 #include "tests/server/fake_backend.h"
@@ -26,9 +27,9 @@ using testing::FakeSource;
 class GrpcTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    core_ = std::make_unique<CompileService>(ServiceOptions{},
-                                             std::make_unique<FakeBackend>(&counters_),
-                                             std::make_unique<MemoryKernelStore>());
+    core_ = std::make_unique<CompileService>(
+        ServiceOptions{}, std::make_unique<FakeBackend>(&counters_),
+        std::make_unique<MemoryKernelStore>(), runner::sim::SimDeviceFactory());
     GrpcServerOptions options;
     options.address = "127.0.0.1:0";
     options.max_message_bytes = 1 << 20;

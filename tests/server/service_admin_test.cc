@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// CompileService beyond Compile: GetKernel, Launch on the simulated device, and cache admin.
+// CompileService beyond Compile: GetKernel, Launch on the simulated device (the daemon's own,
+// so these also check the simulator behind the service: cancel polling, budgets, findings),
+// and cache admin. service_device_test.cc checks the launch path against a fake device.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <thread>
 
+#include "runner/sim/sim_device.h"
 #include "server/service.h"
 #include "tests/server/fake_backend.h"
 
@@ -13,20 +16,11 @@ namespace {
 
 using testing::FakeBackend;
 using testing::FakeSource;
+using testing::HalfArray;
+using testing::kHalfOne;
+using testing::kHalfThree;
+using testing::kHalfTwo;
 using testing::SpinBinary;
-
-constexpr uint16_t kHalfOne = 0x3c00, kHalfTwo = 0x4000, kHalfThree = 0x4200;
-
-runner::NpyArray HalfArray(uint16_t bits, int64_t n = 256) {
-  runner::NpyArray a;
-  a.dtype = target::ElementType::kFloat16;
-  a.shape = {n};
-  for (int64_t i = 0; i < n; ++i) {
-    a.data.push_back(static_cast<uint8_t>(bits & 0xff));
-    a.data.push_back(static_cast<uint8_t>(bits >> 8));
-  }
-  return a;
-}
 
 class ServiceAdminTest : public ::testing::Test {
  protected:
@@ -34,7 +28,8 @@ class ServiceAdminTest : public ::testing::Test {
 
   std::unique_ptr<CompileService> Make(ServiceOptions options = {}) {
     return std::make_unique<CompileService>(options, std::make_unique<FakeBackend>(&counters_),
-                                            std::make_unique<MemoryKernelStore>());
+                                            std::make_unique<MemoryKernelStore>(),
+                                            runner::sim::SimDeviceFactory());
   }
 
   CompileReply CompileOk(CompileService& s, const std::string& tag) {

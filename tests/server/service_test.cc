@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "runner/sim/sim_device.h"
 #include "tests/server/fake_backend.h"
 
 namespace tilejit::server {
@@ -22,7 +23,8 @@ class ServiceTest : public ::testing::Test {
     auto backend = std::make_unique<FakeBackend>(&counters_);
     backend_ = backend.get();
     service_ = std::make_unique<CompileService>(options, std::move(backend),
-                                                std::make_unique<MemoryKernelStore>());
+                                                std::make_unique<MemoryKernelStore>(),
+                                                runner::sim::SimDeviceFactory());
   }
   void TearDown() override {
     if (backend_) backend_->Release();
