@@ -38,6 +38,7 @@ using tilejit::frontend::Value;
 constexpr int kDefaultReps = 5;
 constexpr double kTargetRatio = 20;    // cold compile <= 20x ast.parse of the file
 constexpr double kTargetFlashMs = 20;  // flash attention at every S
+constexpr double kMoonshotMs = 10;     // every shared kernel
 constexpr int kTopPasses = 5;
 
 // Flash attention (batch, heads, S, dim, block_M, block_N) as in cases.json; S / block_N K/V
@@ -168,45 +169,52 @@ std::string RangeText(const Timing& t) {
   return text;
 }
 
-// One row of table 1.
-void PrintAstRow(const BenchCase& c, const Timing& t, double ast_ms) {
+// One row of table 1. The ratio target is the shared kernels' (`shared`: a case of
+// cases.json); flash attention at every S must also stay under the absolute target.
+void PrintAstRow(const BenchCase& c, const Timing& t, double ast_ms, bool shared) {
   const bool flash = c.file == kFlashFile;
-  const bool met =
-      t.median_ms <= kTargetRatio * ast_ms && (!flash || t.median_ms <= kTargetFlashMs);
+  const bool met = (!shared || t.median_ms <= kTargetRatio * ast_ms) &&
+                   (!flash || t.median_ms <= kTargetFlashMs);
   const char* verdict = met ? "met" : "NOT met";
   char target[64];
-  if (flash) {
+  if (shared && flash) {
     std::snprintf(target, sizeof target, "<= %.0fx, <= %.0f ms: %s", kTargetRatio, kTargetFlashMs,
                   verdict);
-  } else {
+  } else if (shared) {
     std::snprintf(target, sizeof target, "<= %.0fx: %s", kTargetRatio, verdict);
+  } else {
+    std::snprintf(target, sizeof target, "<= %.0f ms: %s", kTargetFlashMs, verdict);
   }
   std::printf("%-32s %-28s %10.2f %17s %9.2f %12.3f %7.1fx  %s\n", c.file.c_str(),
               ArgsText(c).c_str(), t.median_ms, RangeText(t).c_str(), t.frontend_ms, ast_ms,
               t.median_ms / ast_ms, target);
 }
 
-// Table 1: one row per request; returns the slowest. Exits (status 1) when the baseline lacks
-// a file.
-BenchCase PrintAgainstAst(CompileTimer& timer, const std::vector<BenchCase>& cases,
+// Table 1: one row per request (the first `shared` are cases.json's), then the moonshot line;
+// returns the slowest. Exits (status 1) when the baseline lacks a file.
+BenchCase PrintAgainstAst(CompileTimer& timer, const std::vector<BenchCase>& cases, size_t shared,
                           const std::map<std::string, double>& baseline) {
   std::printf("%-32s %-28s %10s %17s %9s %12s %8s  %s\n", "file", "args", "compile ms", "range",
               "frontend", "ast.parse ms", "ratio", "target");
   BenchCase slowest = cases.front();
-  double slowest_ms = -1;
-  for (const BenchCase& c : cases) {
+  double slowest_ms = -1, slowest_shared_ms = -1;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const BenchCase& c = cases[i];
     const auto base = baseline.find(c.file);
     if (base == baseline.end() || base->second <= 0) {
       std::cerr << "no ast.parse baseline for " << c.file << "\n";
       std::exit(1);
     }
     const Timing& t = timer.Measure(c);
-    PrintAstRow(c, t, base->second * 1e3);
+    PrintAstRow(c, t, base->second * 1e3, i < shared);
+    if (i < shared) slowest_shared_ms = std::max(slowest_shared_ms, t.median_ms);
     if (t.median_ms > slowest_ms) {
       slowest = c;
       slowest_ms = t.median_ms;
     }
   }
+  std::printf("moonshot, every shared kernel <= %.0f ms: %s (slowest %.2f ms)\n", kMoonshotMs,
+              slowest_shared_ms <= kMoonshotMs ? "met" : "NOT met", slowest_shared_ms);
   return slowest;
 }
 
@@ -261,11 +269,12 @@ int main(int argc, char** argv) {
     std::cerr << (cases.ok() ? "no cases" : cases.status().ToString()) << "\n";
     return 1;
   }
+  const size_t shared = cases->size();
   for (int64_t s : kFlashTableS) cases->push_back(FlashCase(s));
   CompileTimer timer(kernels, reps);
   timer.CompileTimed(cases->front());  // warm-up, untimed
   std::printf("cold compile, median of %d in-process compiles (source to ELF)\n", reps);
-  const BenchCase slowest = PrintAgainstAst(timer, *cases, ReadBaseline(baseline_path));
+  const BenchCase slowest = PrintAgainstAst(timer, *cases, shared, ReadBaseline(baseline_path));
   PrintTopPasses(timer, slowest);
   PrintScaling(timer, "flash_attn_developer (1,2,S,128,64,64): steps = S / block_N", "S", kScalingS,
                kFlashBlockN, FlashCase);
