@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/diagnostic.h"
@@ -61,12 +62,18 @@ struct SpecializeOutcome {
   std::shared_ptr<const void> state;
 };
 
+// Debugging only (nothing here changes the binary).
+struct LowerOptions {
+  std::vector<std::string> print_after;  // pass names, or "all": keep the IR after them
+};
+
 struct LowerOutcome {
   Status status;  // OK; kCompileError (errors in `diagnostics`); kInternal
   std::vector<uint8_t> binary;
   target::KernelMetadata metadata;
   std::vector<DiagnosticInfo> diagnostics;
-  std::vector<PassTiming> passes;  // in pipeline order
+  std::vector<PassTiming> passes;                             // in pipeline order
+  std::vector<std::pair<std::string, std::string>> ir_dumps;  // (pass, IR after it)
 };
 
 class CompilerBackend {
@@ -78,8 +85,9 @@ class CompilerBackend {
 
   virtual SpecializeOutcome Specialize(const frontend::FrontendRequest& request) = 0;
 
-  // REQUIRES: `specialized` came from this backend's Specialize with an OK status.
-  virtual LowerOutcome Lower(const SpecializeOutcome& specialized) = 0;
+  // REQUIRES: `specialized` came from this backend's Specialize with an OK status; every name
+  // in options.print_after is a pass of the pipeline or "all" (an unknown one is kInvalidArgument).
+  virtual LowerOutcome Lower(const SpecializeOutcome& specialized, const LowerOptions& options) = 0;
 };
 
 }  // namespace tilejit::server

@@ -59,11 +59,12 @@ class Backend final : public CompilerBackend {
     return out;
   }
 
-  LowerOutcome Lower(const SpecializeOutcome& specialized) override {
+  LowerOutcome Lower(const SpecializeOutcome& specialized, const LowerOptions& lower) override {
     auto state = std::static_pointer_cast<const SpecializedState>(specialized.state);
     DiagnosticEngine diag(&state->sources);
     compiler::PipelineOptions options;
     options.time_passes = true;
+    options.print_after = lower.print_after;
     Result<compiler::CompiledKernel> r = compiler::Lower(state->specialized, options, &diag);
     LowerOutcome out;
     out.diagnostics = ConvertDiagnostics(diag, diag.diagnostics());
@@ -75,6 +76,7 @@ class Backend final : public CompilerBackend {
     out.binary = std::move(k.binary);
     out.metadata = std::move(k.metadata);
     for (const compiler::PassRecord& p : k.passes) out.passes.push_back({p.pass, p.millis});
+    out.ir_dumps = std::move(k.ir_dumps);
     return out;
   }
 

@@ -50,7 +50,8 @@ Setting Row(const char* name, const char* help, T DaemonConfig::*field) {
 std::vector<Setting> Settings() {
   using C = DaemonConfig;
   return {
-      Row("listen", "gRPC address host:port (port 0: any free port)", &C::listen),
+      Row("listen", "gRPC address host:port (port 0: any free port) or unix:PATH (mode 0600)",
+          &C::listen),
       Row("metrics-port", "Prometheus /metrics HTTP port (0: off)", &C::metrics_port),
       Row("metrics-host", "Address the metrics port binds", &C::metrics_host),
       Row("cache-path", "SQLite cache file (default: $XDG_CACHE_HOME/tilejit/kernels.sqlite)",
@@ -73,6 +74,10 @@ std::vector<Setting> Settings() {
       Row("max-concurrent-launches", "Simulations running at once", &C::max_concurrent_launches),
       Row("drain-grace-seconds", "On SIGTERM, how long in-flight RPCs may finish",
           &C::drain_grace_seconds),
+      Row("idle-exit-seconds",
+          "Drain and exit after this long without a tilejit.v1 call (0: never; health checks "
+          "do not count)",
+          &C::idle_exit_seconds),
       Row("log-level", "trace, debug, info, warn, error or off", &C::log_level),
       Row("test-backend-delay-ms",
           "Tests only: each back-end compile sleeps this long first (makes requests overlap)",
@@ -125,6 +130,7 @@ Status Validate(const DaemonConfig& c) {
   if (c.test_backend_delay_ms < 0 || c.test_backend_delay_ms > 600'000) {
     return InvalidArgument("--test-backend-delay-ms must be 0..600000");
   }
+  if (c.idle_exit_seconds < 0) return InvalidArgument("--idle-exit-seconds must be >= 0");
   if (c.max_concurrent_launches < 1) {
     return InvalidArgument("--max-concurrent-launches must be at least 1");
   }

@@ -36,6 +36,7 @@ struct DaemonConfig {
   uint64_t max_instruction_budget = 500'000'000;
   int max_concurrent_launches = 2;
   int drain_grace_seconds = 30;
+  int64_t idle_exit_seconds = 0;   // exit after this long with no tilejit.v1 call (0: never)
   std::string log_level = "info";  // trace, debug, info, warn, error, off
   int test_backend_delay_ms = 0;   // tests only (ServiceOptions::test_backend_delay_ms)
 };

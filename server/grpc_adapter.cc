@@ -111,6 +111,7 @@ Result<CompileReply> TileJitGrpcService::CompileOne(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::Compile(grpc::ServerContext* ctx,
                                          const v1::CompileRequest* request,
                                          v1::CompileResponse* response) {
+  const ActiveCall active(&activity_);
   Result<CompileReply> reply = CompileOne(ctx, *request, nullptr);
   if (!reply.ok()) return ToGrpcStatus(reply.status());
   ReplyToProto(*reply, response);
@@ -120,6 +121,7 @@ grpc::Status TileJitGrpcService::Compile(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::CompileStream(grpc::ServerContext* ctx,
                                                const v1::CompileRequest* request,
                                                grpc::ServerWriter<v1::CompileEvent>* writer) {
+  const ActiveCall active(&activity_);
   // Progress arrives on this thread (service.h), so the writer is used by one thread only.
   ProgressFn progress = [writer](const ProgressEvent& e) {
     v1::CompileEvent event;
@@ -142,6 +144,7 @@ grpc::Status TileJitGrpcService::CompileStream(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::BatchCompile(grpc::ServerContext* ctx,
                                               const v1::BatchCompileRequest* request,
                                               v1::BatchCompileResponse* response) {
+  const ActiveCall active(&activity_);
   if (request->requests_size() > kMaxBatch) {
     return Rejected("BatchCompile", InvalidArgument("a batch holds at most " +
                                                     std::to_string(kMaxBatch) + " requests"));
@@ -160,6 +163,7 @@ grpc::Status TileJitGrpcService::BatchCompile(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::GetKernel(grpc::ServerContext*,
                                            const v1::GetKernelRequest* request,
                                            v1::GetKernelResponse* response) {
+  const ActiveCall active(&activity_);
   Result<KernelInfo> info = core_->GetKernel(request->handle());
   if (!info.ok()) return ToGrpcStatus(info.status());
   response->set_handle(info->handle);
@@ -173,6 +177,7 @@ grpc::Status TileJitGrpcService::GetKernel(grpc::ServerContext*,
 
 grpc::Status TileJitGrpcService::Launch(grpc::ServerContext* ctx, const v1::LaunchRequest* request,
                                         v1::LaunchResponse* response) {
+  const ActiveCall active(&activity_);
   Result<LaunchCall> call = LaunchFromProto(*request);
   if (!call.ok()) return Rejected("Launch", call.status());
   Result<LaunchReply> reply = core_->Launch(*call, MakeContext(ctx));
@@ -183,6 +188,7 @@ grpc::Status TileJitGrpcService::Launch(grpc::ServerContext* ctx, const v1::Laun
 
 grpc::Status TileJitGrpcService::Stats(grpc::ServerContext*, const v1::StatsRequest*,
                                        v1::StatsResponse* response) {
+  const ActiveCall active(&activity_);
   ServiceStats s = core_->Stats();
   response->set_entries(s.store.entries);
   response->set_bytes(s.store.bytes);
@@ -202,6 +208,7 @@ grpc::Status TileJitGrpcService::Stats(grpc::ServerContext*, const v1::StatsRequ
 
 grpc::Status TileJitGrpcService::List(grpc::ServerContext*, const v1::ListRequest* request,
                                       v1::ListResponse* response) {
+  const ActiveCall active(&activity_);
   Result<std::vector<StoreEntryInfo>> entries = core_->List(request->limit());
   if (!entries.ok()) return ToGrpcStatus(entries.status());
   for (const StoreEntryInfo& e : *entries) {
@@ -216,6 +223,7 @@ grpc::Status TileJitGrpcService::List(grpc::ServerContext*, const v1::ListReques
 
 grpc::Status TileJitGrpcService::Evict(grpc::ServerContext*, const v1::EvictRequest* request,
                                        v1::EvictResponse* response) {
+  const ActiveCall active(&activity_);
   if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return Rejected("Evict", s);
   Result<size_t> evicted = core_->Evict({request->handles().begin(), request->handles().end()});
   if (!evicted.ok()) return ToGrpcStatus(evicted.status());
@@ -225,16 +233,19 @@ grpc::Status TileJitGrpcService::Evict(grpc::ServerContext*, const v1::EvictRequ
 
 grpc::Status TileJitGrpcService::Pin(grpc::ServerContext*, const v1::PinRequest* request,
                                      v1::PinResponse*) {
+  const ActiveCall active(&activity_);
   return ToGrpcStatus(core_->Pin(request->handle()));
 }
 
 grpc::Status TileJitGrpcService::Unpin(grpc::ServerContext*, const v1::PinRequest* request,
                                        v1::PinResponse*) {
+  const ActiveCall active(&activity_);
   return ToGrpcStatus(core_->Unpin(request->handle()));
 }
 
 grpc::Status TileJitGrpcService::Export(grpc::ServerContext*, const v1::ExportRequest* request,
                                         v1::ExportResponse* response) {
+  const ActiveCall active(&activity_);
   if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return Rejected("Export", s);
   auto kernels =
       core_->Export({request->handles().begin(), request->handles().end()}, kMaxHandlesPerCall);
@@ -254,6 +265,7 @@ grpc::Status TileJitGrpcService::Export(grpc::ServerContext*, const v1::ExportRe
 
 grpc::Status TileJitGrpcService::Import(grpc::ServerContext*, const v1::ImportRequest* request,
                                         v1::ImportResponse* response) {
+  const ActiveCall active(&activity_);
   v1::KernelBundle bundle;
   if (!bundle.ParseFromString(request->bundle())) {
     return Rejected("Import",

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "server/activity.h"
 #include "server/proto_values.h"
 #include "server/service.h"
 #include "tilejit/v1/tilejit.grpc.pb.h"
@@ -25,6 +26,9 @@ class TileJitGrpcService final : public tilejit::v1::TileJit::Service {
  public:
   // `core` must outlive the adapter.
   TileJitGrpcService(CompileService* core, ValueLimits limits) : core_(core), limits_(limits) {}
+
+  // Every tilejit.v1 call counts here (health and reflection do not).
+  const Activity& activity() const { return activity_; }
 
   grpc::Status Compile(grpc::ServerContext* ctx, const v1::CompileRequest* request,
                        v1::CompileResponse* response) override;
@@ -61,6 +65,7 @@ class TileJitGrpcService final : public tilejit::v1::TileJit::Service {
   CompileService* core_;
   ValueLimits limits_;
   std::atomic<uint64_t> next_request_id_{1};
+  Activity activity_;
 };
 
 }  // namespace tilejit::server

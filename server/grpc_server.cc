@@ -3,6 +3,7 @@
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/resource_quota.h>
+#include <sys/stat.h>
 
 namespace tilejit::server {
 
@@ -27,10 +28,20 @@ Result<std::unique_ptr<GrpcServer>> GrpcServer::Start(CompileService* core,
   builder.SetResourceQuota(quota);
   builder.RegisterService(&server->service_);
   builder.RegisterService(&server->health_);
+  // A Unix socket is made with mode 0600: the private per-user daemon of the Python package
+  // must not be reachable by other users (umask is process-wide, so only around the bind).
+  const bool unix_socket = options.address.starts_with("unix:");
+  const mode_t saved_umask = unix_socket ? umask(077) : 0;
   server->server_ = builder.BuildAndStart();
+  if (unix_socket) {
+    umask(saved_umask);
+    std::string path = options.address.substr(5);  // unix:PATH or unix:///PATH
+    if (path.starts_with("//")) path = path.substr(2);
+    chmod(path.c_str(), 0600);
+  }
   if (!server->server_ || server->port_ == 0) {
     return Unavailable("cannot listen on " + options.address +
-                       " (address in use, or not a valid host:port)");
+                       " (address in use, or not a valid host:port or unix:PATH)");
   }
   using HC = grpc::health::v1::HealthCheckResponse;
   server->health_.SetStatus("", HC::SERVING);

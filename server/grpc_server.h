@@ -25,8 +25,9 @@
 namespace tilejit::server {
 
 struct GrpcServerOptions {
-  std::string address = "127.0.0.1:50051";  // host:port; port 0 picks a free one
-  int max_message_bytes = 64 << 20;         // both directions
+  // host:port (port 0 picks a free one), or unix:PATH (a socket only its user may use: 0600)
+  std::string address = "127.0.0.1:50051";
+  int max_message_bytes = 64 << 20;  // both directions
   ValueLimits value_limits;
   int max_threads = 256;  // sync-server threads (in-flight RPCs) before gRPC refuses calls
 };
@@ -38,6 +39,7 @@ class GrpcServer {
   ~GrpcServer();
 
   int port() const { return port_; }
+  const Activity& activity() const { return service_.activity(); }
   HealthService& health() { return health_; }
 
   // Graceful drain: health NOT_SERVING, the core refuses new compiles, in-flight RPCs get up

@@ -60,6 +60,24 @@ ServiceOptions ToServiceOptions(const DaemonConfig& c) {
   return o;
 }
 
+// Waits for SIGTERM/SIGINT, or (idle_exit_seconds > 0) until no tilejit.v1 call has run for
+// that long; true when it was the idleness.
+bool WaitForStop(const sigset_t& signals, int64_t idle_exit_seconds, const GrpcServer& server) {
+  const timespec tick{1, 0};
+  while (true) {
+    const int sig = idle_exit_seconds > 0 ? sigtimedwait(&signals, nullptr, &tick)
+                                          : sigwaitinfo(&signals, nullptr);
+    if (sig > 0) {
+      spdlog::info("signal {}: draining", sig);
+      return false;
+    }
+    if (idle_exit_seconds > 0 &&
+        server.activity().IdleSeconds() >= static_cast<double>(idle_exit_seconds)) {
+      return true;
+    }
+  }
+}
+
 int Run(const DaemonConfig& config, const sigset_t& signals) {
   Result<std::unique_ptr<KernelStore>> store = OpenStore(config);
   if (!store.ok()) {
@@ -92,9 +110,10 @@ int Run(const DaemonConfig& config, const sigset_t& signals) {
   std::fflush(stdout);
   spdlog::info("tilejitd serving on {} (port {}), compiler {}", config.listen, (*server)->port(),
                core.fingerprint());
-  int sig = 0;
-  sigwait(&signals, &sig);
-  spdlog::info("signal {}: draining (grace {} s)", sig, config.drain_grace_seconds);
+  if (WaitForStop(signals, config.idle_exit_seconds, **server)) {
+    spdlog::info("idle for {} s: draining (grace {} s)", config.idle_exit_seconds,
+                 config.drain_grace_seconds);
+  }
   (*server)->Drain(std::chrono::seconds(config.drain_grace_seconds));
   if (metrics) metrics->Stop();
   spdlog::info("tilejitd stopped");

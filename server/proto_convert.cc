@@ -61,15 +61,23 @@ Result<frontend::FrontendRequest> RequestFromProto(const v1::CompileRequest& in,
     case v1::TILE_IR:
       r.format = frontend::SourceFormat::kTileIr;
       break;
+    case v1::PRIM_FUNC:
+      r.format = frontend::SourceFormat::kPrimFunc;
+      break;
     default:
       return InvalidArgument("format " + std::to_string(in.format()) +
-                             " is unknown (TILELANG or TILE_IR)");
+                             " is unknown (TILELANG, TILE_IR or PRIM_FUNC)");
   }
   r.entry = in.entry();
   if (in.args_size() > 0 && in.typed_args_size() > 0) {
     return InvalidArgument("give either args or typed_args, not both");
   }
   ValueBudget budget(limits);
+  if (r.format == frontend::SourceFormat::kPrimFunc) {
+    TILEJIT_RETURN_IF_ERROR(budget.ClientTable(in, &r));
+  } else if (in.files_size() > 0 || in.functions_size() > 0) {
+    return InvalidArgument("files and functions belong to PRIM_FUNC requests");
+  }
   for (int i = 0; i < in.args_size(); ++i) {
     TILEJIT_ASSIGN_OR_RETURN(frontend::Value v,
                              budget.FromJson(in.args(i), "args[" + std::to_string(i) + "]"));
@@ -94,6 +102,11 @@ Result<frontend::FrontendRequest> RequestFromProto(const v1::CompileRequest& in,
   }
   options->include_binary = in.include_binary();
   options->include_ir = in.include_ir();
+  if (in.print_after_size() > 64) return InvalidArgument("print_after names more than 64 passes");
+  for (const std::string& pass : in.print_after()) {
+    if (pass.size() > 64) return InvalidArgument("print_after: pass name too long");
+    options->print_after.push_back(pass);
+  }
   return r;
 }
 
@@ -152,6 +165,11 @@ void ReplyToProto(const CompileReply& in, v1::CompileResponse* out) {
   }
   out->set_binary(in.binary);
   out->set_ir_text(in.ir_text);
+  for (const auto& [pass, ir] : in.ir_dumps) {
+    v1::IrDump* d = out->add_ir_dumps();
+    d->set_pass(pass);
+    d->set_ir(ir);
+  }
 }
 
 Result<runner::NpyArray> TensorFromProto(const v1::Tensor& in, std::string_view where) {

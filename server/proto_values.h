@@ -35,6 +35,9 @@ class ValueBudget {
 
   Result<frontend::Value> FromJson(const google::protobuf::Value& v, const std::string& where);
   Result<frontend::Value> FromTyped(const tilejit::v1::TypedValue& v, const std::string& where);
+  // A PRIM_FUNC request's files and function table (client_values.h), bounded as documented
+  // there; the closure names of each function sorted.
+  Status ClientTable(const tilejit::v1::CompileRequest& in, frontend::FrontendRequest* out);
   // A Struct and a typed map (the JSON and exact forms of one field) as named values, sorted
   // by name; a name in both is an error.
   Result<frontend::NamedValues> Named(
@@ -47,6 +50,13 @@ class ValueBudget {
                                int depth);
   Result<frontend::Value> Typed(const tilejit::v1::TypedValue& v, const std::string& where,
                                 int depth);
+  Result<frontend::ClientValue> Client(const tilejit::v1::ClientValue& v, const std::string& where,
+                                       int depth);
+  Result<frontend::ClientBindings> ClientNamed(
+      const google::protobuf::Map<std::string, tilejit::v1::ClientValue>& in,
+      const std::string& where);
+  Result<frontend::ClientFunction> ClientFn(const tilejit::v1::ClientFunction& in,
+                                            const std::string& where);
   Status Count(const std::string& where, int depth);
   Status CheckString(const std::string& s, const std::string& where) const;
 

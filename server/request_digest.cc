@@ -11,7 +11,7 @@ namespace tilejit::server {
 namespace {
 
 // Bump when the set or encoding of digest fields changes (old memo entries then miss).
-constexpr std::string_view kDigestVersion = "tilejit-request-digest/1";
+constexpr std::string_view kDigestVersion = "tilejit-request-digest/2";
 
 void HashNamed(Sha256& h, std::string_view tag, frontend::NamedValues values, bool sort) {
   if (sort) {
@@ -46,7 +46,23 @@ std::string RequestDigest(const frontend::FrontendRequest& request,
   h.UpdateField(compiler_fingerprint);
   h.UpdateField(request.source);
   h.UpdateField(request.file_name);
-  h.UpdateField(request.format == frontend::SourceFormat::kTileIr ? "tile_ir" : "tilelang");
+  switch (request.format) {
+    case frontend::SourceFormat::kTileLang:
+      h.UpdateField("tilelang");
+      break;
+    case frontend::SourceFormat::kTileIr:
+      h.UpdateField("tile_ir");
+      break;
+    case frontend::SourceFormat::kPrimFunc:
+      h.UpdateField("prim_func");
+      break;
+  }
+  h.UpdateField(std::to_string(request.files.size()));
+  for (const frontend::SourceFile& f : request.files) {
+    h.UpdateField(f.name);
+    h.UpdateField(f.text);
+  }
+  h.UpdateField(frontend::ClientTableText(request.functions));
   h.UpdateField(request.entry);
   h.UpdateField(std::to_string(request.args.size()));
   for (const frontend::Value& v : request.args) h.UpdateField(frontend::TypedText(v));

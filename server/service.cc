@@ -96,6 +96,19 @@ void CompileService::Shutdown() {
 
 Status CompileService::ValidateRequest(const frontend::FrontendRequest& request) const {
   if (draining()) return Unavailable("tilejitd is draining (shutting down); retry elsewhere");
+  if (request.format == frontend::SourceFormat::kPrimFunc) {
+    if (request.files.empty() || request.functions.empty()) {
+      return InvalidArgument("a PRIM_FUNC request needs files and functions");
+    }
+    size_t bytes = 0;
+    for (const frontend::SourceFile& f : request.files) bytes += f.text.size();
+    if (bytes > options_.max_source_bytes) {
+      return InvalidArgument("the request's files hold " + std::to_string(bytes) +
+                             " bytes, over the limit of " +
+                             std::to_string(options_.max_source_bytes));
+    }
+    return Status::Ok();
+  }
   if (request.source.empty()) return InvalidArgument("source is empty");
   TILEJIT_RETURN_IF_ERROR(CheckText("source", request.source, options_.max_source_bytes));
   TILEJIT_RETURN_IF_ERROR(CheckText("entry", request.entry, 256));
@@ -117,6 +130,14 @@ class CompileService::CompileRun {
   }
 
   Result<CompileReply> Run() {
+    Result<CompileReply> reply = RunCompile();
+    if (!reply.ok() || !reply->ok || options_.print_after.empty()) return reply;
+    TILEJIT_RETURN_IF_ERROR(DumpIr(&*reply));
+    return reply;
+  }
+
+ private:
+  Result<CompileReply> RunCompile() {
     reply_.request_digest = RequestDigest(request_, s_->fingerprint());
     timer_.Lap("digest");
     if (auto error = s_->errors_.Get(reply_.request_digest)) {
@@ -147,7 +168,17 @@ class CompileService::CompileRun {
     return LowerOnce();
   }
 
- private:
+  // The IR after the requested passes, from a fresh lowering on this thread that nothing is
+  // cached from (a debugging aid: the kernel itself was served above, from wherever).
+  Status DumpIr(CompileReply* reply) {
+    const SpecializeOutcome spec = s_->backend_->Specialize(request_);
+    if (!spec.status.ok()) return Internal("the kernel compiled but does not specialise again");
+    LowerOutcome lowered = s_->backend_->Lower(spec, LowerOptions{options_.print_after});
+    if (!lowered.status.ok()) return lowered.status;
+    reply->ir_dumps = std::move(lowered.ir_dumps);
+    return Status::Ok();
+  }
+
   // Runs the frontend; false when the reply (or error status) is final.
   bool Specialize() {
     s_->frontend_runs_->Inc();
@@ -325,7 +356,7 @@ FlightResult CompileService::RunLower(const SpecializeOutcome& specialized,
   }
   LowerOutcome lowered;
   try {
-    lowered = backend_->Lower(specialized);
+    lowered = backend_->Lower(specialized, LowerOptions{});
   } catch (const std::exception& e) {
     lowered.status = Internal(std::string("back end failed: ") + e.what());
   }

@@ -80,6 +80,9 @@ struct CallContext {
 struct CompileOptions {
   bool include_binary = false;
   bool include_ir = false;
+  // Also the IR after these passes ("all": every one), from a fresh lowering that is not
+  // cached (CompileReply::ir_dumps).
+  std::vector<std::string> print_after;
 };
 
 struct PhaseTiming {
@@ -102,6 +105,7 @@ struct CompileReply {
   std::vector<PassTiming> passes;  // when this request's compile ran or was joined
   std::string binary;              // include_binary only
   std::string ir_text;             // include_ir only
+  std::vector<std::pair<std::string, std::string>> ir_dumps;  // print_after only
 };
 
 // Progress of a compile (CompileStream); reported on the calling thread.

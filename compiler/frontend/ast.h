@@ -49,6 +49,7 @@ enum class ExprKind : uint8_t {
   kDict,
   kIfExp,    // body if test else orelse
   kStarred,  // *value (in calls only)
+  kLambda,   // lambda params: body (a one-statement function: see Expr::lambda)
 };
 
 enum class BinOpKind : uint8_t {
@@ -111,10 +112,14 @@ struct Expr {
   //   kSubscript: value = left, index = right      kSlice: lower = left, upper = right (nullable)
   //   kTuple / kList: elts         kDict: keys in elts, values in values
   //   kIfExp: test = left, body = right, orelse = third     kStarred: value = left
+  //   kLambda: the function in `lambda`
   ExprPtr left, right, third;
   std::vector<ExprPtr> elts;
   std::vector<ExprPtr> values;
   std::vector<Keyword> keywords;
+  // kLambda: a kFunctionDef named "<lambda>" whose body is `return <body>`, so a lambda is
+  // called like any def. Shared: the Stmt type is incomplete here.
+  std::shared_ptr<Stmt> lambda;
 
   explicit Expr(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
 };
@@ -191,6 +196,7 @@ struct Stmt {
 
   // kFunctionDef
   std::string name;
+  SourceLoc def_loc;  // the `def` keyword (`loc` is that of the first decorator), or `lambda`
   std::vector<ExprPtr> decorators;
   std::vector<Param> params;
   ExprPtr returns;  // nullable

@@ -193,6 +193,16 @@ void Append(const Expr& e, std::string* out) {
       out->push_back('*');
       Append(*e.left, out);
       return;
+    case ExprKind::kLambda:
+      *out += "(lambda";
+      for (size_t i = 0; i < e.lambda->params.size(); ++i) {
+        *out += i ? ", " : " ";
+        *out += e.lambda->params[i].name;
+      }
+      *out += ": ";
+      Append(*e.lambda->body[0]->value, out);
+      out->push_back(')');
+      return;
   }
 }
 

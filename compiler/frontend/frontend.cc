@@ -159,6 +159,30 @@ bool Finish(const FrontendRequest& req, const Settings& s, int num_params, Sourc
   return true;
 }
 
+// The top of file `file`, or no location when the request registered no file.
+SourceLoc Top(const SourceManager& sources, uint32_t file) {
+  return file <= sources.file_count() ? SourceLoc{file, 1, 1} : SourceLoc{};
+}
+
+// Settles the request's settings over `s`, then traces `prim` with the parameter roles they
+// give.
+std::optional<FrontendResult> TraceEntry(const FrontendRequest& req, const FunctionValue& prim,
+                                         const Settings& s, SourceLoc def_loc, Tracer* tracer,
+                                         DiagnosticEngine* diag) {
+  FrontendResult r;
+  int num_params = static_cast<int>(Tracer::NumParams(prim));
+  if (!Finish(req, s, num_params, def_loc, diag, &r)) return std::nullopt;
+  std::vector<ir::BufferRole> roles(num_params, ir::BufferRole::kInput);
+  for (int i : r.out_idx) roles[i] = ir::BufferRole::kOutput;
+  for (int i : r.workspace_idx) roles[i] = ir::BufferRole::kWorkspace;
+  auto kernel = tracer->TracePrimFunc(prim, roles);
+  if (!kernel) return std::nullopt;
+  kernel->out_idx = r.out_idx;
+  kernel->workspace_idx = r.workspace_idx;
+  r.kernel = std::move(*kernel);
+  return r;
+}
+
 std::optional<FrontendResult> RunTileLang(const FrontendRequest& req, uint32_t file,
                                           SourceManager* sources, DiagnosticEngine* diag) {
   auto module = ParseModule(*sources, file);
@@ -203,21 +227,36 @@ std::optional<FrontendResult> RunTileLang(const FrontendRequest& req, uint32_t f
   }
   Settings s{jit.out_idx,     jit.workspace_idx,     jit.pass_configs,     jit.target,
              jit.out_idx_loc, jit.workspace_idx_loc, jit.pass_configs_loc, jit.target_loc};
-  for (SourceLoc* l : {&s.out_loc, &s.ws_loc, &s.pc_loc, &s.target_loc}) {
-    if (!l->known()) *l = def_loc;
+  return TraceEntry(req, *prim->func, s, def_loc, &tracer, diag);
+}
+
+// A PRIM_FUNC request: no factory runs here and no module level exists; the prim_func and
+// what it reads come from the client (client_values.h), its settings from the request.
+std::optional<FrontendResult> RunPrimFunc(const FrontendRequest& req, SourceManager* sources,
+                                          DiagnosticEngine* diag) {
+  if (req.files.empty() || req.functions.empty()) {
+    diag->Error(SourceLoc{}) << "a prim_func request needs its files and its function table";
+    return std::nullopt;
   }
-  FrontendResult r;
-  int num_params = static_cast<int>(Tracer::NumParams(*prim->func));
-  if (!Finish(req, s, num_params, def_loc, diag, &r)) return std::nullopt;
-  std::vector<ir::BufferRole> roles(num_params, ir::BufferRole::kInput);
-  for (int i : r.out_idx) roles[i] = ir::BufferRole::kOutput;
-  for (int i : r.workspace_idx) roles[i] = ir::BufferRole::kWorkspace;
-  auto kernel = tracer.TracePrimFunc(*prim->func, roles);
-  if (!kernel) return std::nullopt;
-  kernel->out_idx = r.out_idx;
-  kernel->workspace_idx = r.workspace_idx;
-  r.kernel = std::move(*kernel);
-  return r;
+  std::vector<uint32_t> ids;
+  for (const SourceFile& f : req.files) ids.push_back(sources->AddFile(f.name, f.text));
+  Module none;
+  none.file_id = ids[0];
+  ModuleEnv env(&none, sources);
+  env.set_unbound_hint(" (the client sent no value for it)");
+  Tracer tracer(&env, diag);
+  ClientResolver resolver(&tracer, ids);
+  auto fns = resolver.Resolve(req.functions);
+  if (!fns) return std::nullopt;
+  const FunctionValue& prim = *(*fns)[0].func;
+  const SourceLoc def_loc = tracer.DefKeywordLoc(*prim.def);
+  if (prim.kind != FunctionKind::kPrimFunc) {
+    diag->Error(def_loc) << "function '" << req.functions[0].qualname << "' is not a @T.prim_func";
+    return std::nullopt;
+  }
+  Settings s;
+  for (SourceLoc* l : {&s.out_loc, &s.ws_loc, &s.pc_loc, &s.target_loc}) *l = def_loc;
+  return TraceEntry(req, prim, s, def_loc, &tracer, diag);
 }
 
 std::optional<FrontendResult> RunTileIr(const FrontendRequest& req, uint32_t file,
@@ -311,11 +350,17 @@ KernelKind ClassifyKernel(const ir::Kernel& kernel) {
 
 Result<FrontendResult> RunFrontend(const FrontendRequest& request, SourceManager* sources,
                                    DiagnosticEngine* diag) {
-  uint32_t file = sources->AddFile(request.file_name, request.source);
+  // The request's first file gets the next id; errors with no better place point at its top.
+  const uint32_t file = static_cast<uint32_t>(sources->file_count()) + 1;
   std::optional<FrontendResult> r;
   try {
-    r = request.format == SourceFormat::kTileIr ? RunTileIr(request, file, sources, diag)
-                                                : RunTileLang(request, file, sources, diag);
+    if (request.format == SourceFormat::kPrimFunc) {
+      r = RunPrimFunc(request, sources, diag);
+    } else {
+      sources->AddFile(request.file_name, request.source);
+      r = request.format == SourceFormat::kTileIr ? RunTileIr(request, file, sources, diag)
+                                                  : RunTileLang(request, file, sources, diag);
+    }
     if (r && !diag->has_errors()) {
       Status verified = ir::Verify(r->kernel, nullptr);
       if (!verified.ok()) {
@@ -328,10 +373,10 @@ Result<FrontendResult> RunFrontend(const FrontendRequest& request, SourceManager
       r->ir_hash = ir::IrHash(r->kernel);
     }
   } catch (const InternalError& e) {
-    diag->Error(SourceLoc{file, 1, 1}) << "internal error: " << e.what();
+    diag->Error(Top(*sources, file)) << "internal error: " << e.what();
   }
   if (diag->has_errors() || !r) {
-    if (!diag->has_errors()) diag->Error(SourceLoc{file, 1, 1}) << "compile failed";
+    if (!diag->has_errors()) diag->Error(Top(*sources, file)) << "compile failed";
     return diag->ToStatus();
   }
   return std::move(*r);

@@ -8,8 +8,10 @@
 //   Result<FrontendResult> r = RunFrontend(request, &sources, &diag);
 //   if (!r.ok()) std::cerr << diag.RenderAll();   // warnings are in diag either way
 //
-// Two input formats: TileLang Python (the factory is evaluated and its prim_func traced) and
-// canonical Tile IR text (parsed and verified; the format for clients that generate kernels).
+// Three input formats: TileLang Python (the factory is evaluated and its prim_func traced),
+// canonical Tile IR text (parsed and verified; the format for clients that generate kernels)
+// and a prim_func the client made by running its factory itself (client_values.h; the tilejit
+// Python package), traced with the values it closes over.
 //
 // Thread safety: RunFrontend is reentrant; each call needs its own SourceManager and
 // DiagnosticEngine. The result owns its IR (shared immutable nodes).
@@ -24,6 +26,7 @@
 #include "common/diagnostic.h"
 #include "common/result.h"
 #include "common/source_loc.h"
+#include "compiler/frontend/client_values.h"
 #include "compiler/frontend/value.h"
 #include "compiler/ir/ir.h"
 #include "compiler/pass_config.h"
@@ -34,7 +37,9 @@ namespace tilejit::frontend {
 inline constexpr std::string_view kFrontendVersion = "tilejit-frontend/0.1.0";
 inline constexpr std::string_view kDefaultTarget = "ascend910b2";
 
-enum class SourceFormat : uint8_t { kTileLang, kTileIr };
+// kPrimFunc: a prim_func the client made itself (client_values.h); `files` and `functions`
+// instead of `source`, `entry`, args, kwargs and globals.
+enum class SourceFormat : uint8_t { kTileLang, kTileIr, kPrimFunc };
 
 // What the kernel computes on: only cube work (AIC), only vector work (AIV), or both.
 enum class KernelKind : uint8_t { kCubeOnly, kVectorOnly, kMixed };
@@ -57,6 +62,9 @@ struct FrontendRequest {
   std::optional<std::vector<int>> workspace_idx;
   NamedValues pass_configs;  // merged per key over the decorator's; the request wins
   std::optional<std::string> target;
+  // kPrimFunc: the client's files and its function table (functions[0] is the prim_func).
+  std::vector<SourceFile> files;
+  std::vector<ClientFunction> functions;
 };
 
 struct FrontendResult {

@@ -105,6 +105,8 @@ std::optional<Value> Evaluator::Eval(const Expr& e, const ScopePtr& scope) {
     case ExprKind::kStarred:
       diag_->Error(e.loc) << "starred expressions are not supported here";
       return std::nullopt;
+    case ExprKind::kLambda:
+      return MakeFunction(*e.lambda, scope);
   }
   diag_->Error(e.loc) << "unsupported expression";
   return std::nullopt;

@@ -79,6 +79,9 @@ class ModuleEnv {
       : module_(module), sources_(sources) {}
 
   void SetGlobal(const std::string& name, Value v) { globals_[name] = std::move(v); }
+  // Appended to "name 'x' is not defined" (a PRIM_FUNC request has no module level: every
+  // name comes from the client).
+  void set_unbound_hint(std::string hint) { unbound_hint_ = std::move(hint); }
   const Module& module() const { return *module_; }
 
   // The statement index of the top-level def `name`, or -1 if none.
@@ -91,6 +94,7 @@ class ModuleEnv {
   const Module* module_;
   const SourceManager* sources_;
   std::map<std::string, Value> globals_;
+  std::string unbound_hint_;
   // Per top-level statement index: the values it bound, once evaluated.
   std::map<int, std::map<std::string, Value>> done_;
   std::map<int, bool> in_progress_;
@@ -129,6 +133,11 @@ class Evaluator {
                   SourceLoc call_loc, const ScopePtr& scope);
   // Creates the function value of a def (evaluating its decorators and defaults).
   std::optional<Value> MakeFunction(const Stmt& def, const ScopePtr& scope);
+  // The function value of a def a client described (client_values.h): no decorator or
+  // default is evaluated; `closure` is kept alive like MakeFunction's, and the defaults (one
+  // per parameter, all unset) are the caller's to fill before use. Null after a diagnostic.
+  std::shared_ptr<FunctionValue> AdoptFunction(const Stmt& def, ScopePtr closure,
+                                               FunctionKind kind);
 
   // Runs host statements (a factory or helper body).
   Flow ExecBlock(const StmtList& body, const ScopePtr& scope, Value* ret);

@@ -78,7 +78,7 @@ std::optional<Value> Evaluator::ModuleLookup(const std::string& name, int before
     if (auto it = bound.find(name); it != bound.end()) return it->second;
   }
   if (auto b = PythonBuiltin(name)) return Value::Builtin(*b);
-  diag_->Error(loc) << "name '" << name << "' is not defined";
+  diag_->Error(loc) << "name '" << name << "' is not defined" << env_->unbound_hint_;
   return std::nullopt;
 }
 
@@ -165,16 +165,24 @@ bool ImportBindings(const Stmt& s, std::vector<std::pair<std::string, std::strin
 }
 
 SourceLoc Evaluator::DefKeywordLoc(const Stmt& def) const {
-  if (sources() == nullptr || !def.loc.known() || def.decorators.empty()) return def.loc;
-  for (uint32_t line = def.loc.line + 1; line < def.loc.line + 64; ++line) {
-    std::string_view text = sources()->LineText(def.loc.file_id, line);
-    size_t first = text.find_first_not_of(" \t");
-    if (first == std::string_view::npos || text[first] == '#' || text[first] == '@') continue;
-    if (text.substr(first, 4) == "def " || text.substr(first, 10) == "async def ") {
-      return SourceLoc{def.loc.file_id, line, static_cast<uint32_t>(first + 1)};
+  return def.def_loc.known() ? def.def_loc : def.loc;
+}
+
+std::shared_ptr<FunctionValue> Evaluator::AdoptFunction(const Stmt& def, ScopePtr closure,
+                                                        FunctionKind kind) {
+  for (const Param& p : def.params) {
+    if (p.kind == Param::Kind::kVarArgs || p.kind == Param::Kind::kVarKeywords) {
+      diag_->Error(p.loc) << "variadic parameters (*args, **kwargs) are not supported";
+      return nullptr;
     }
   }
-  return def.loc;
+  auto fn = std::make_shared<FunctionValue>();
+  fn->def = &def;
+  fn->closure = closure;
+  fn->kind = kind;
+  fn->defaults.resize(def.params.size());
+  closures_.push_back(std::move(closure));
+  return fn;
 }
 
 std::optional<Value> Evaluator::MakeFunction(const Stmt& def, const ScopePtr& scope) {

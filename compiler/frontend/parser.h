@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "common/diagnostic.h"
 #include "common/result.h"
@@ -42,6 +43,15 @@ Result<Module> ParseModule(const SourceManager& sources, uint32_t file_id);
 // are allowed). Errors are reported to `diag` and returned as a kCompileError status.
 Result<ExprPtr> ParseExpression(const SourceManager& sources, uint32_t file_id,
                                 DiagnosticEngine* diag);
+
+// Parses, on its own, the function whose `def` keyword (or `lambda` keyword) is at `at` in file
+// `file_id`: a kFunctionDef (a lambda's is named "<lambda>"). Nothing else of the file is
+// parsed, so the rest may hold anything: the tilejit Python package ships functions of files
+// CPython already ran, nested in factories of any shape. Decorators are not parsed (the
+// client says what they made of the function). Errors, including no def or lambda at `at`,
+// go to `diag`; the status is then kCompileError.
+Result<std::shared_ptr<const Stmt>> ParseFunctionAt(const SourceManager& sources, uint32_t file_id,
+                                                    SourceLoc at, DiagnosticEngine* diag);
 
 // Reports the error recorded in a kUnsupported statement (its original location and
 // message) to `diag`. REQUIRES: stmt.kind == StmtKind::kUnsupported.

@@ -41,6 +41,17 @@ Result<ExprPtr> ParseExpression(const SourceManager& sources, uint32_t file_id,
   return diag->ToStatus();
 }
 
+Result<std::shared_ptr<const Stmt>> ParseFunctionAt(const SourceManager& sources, uint32_t file_id,
+                                                    SourceLoc at, DiagnosticEngine* diag) {
+  TILEJIT_RETURN_IF_ERROR(CheckFile(sources, file_id));
+  LexedFile lexed = Tokenize(sources, file_id);
+  Parser parser(lexed);
+  std::shared_ptr<const Stmt> def = parser.ParseFunctionAt(at);
+  if (def) return def;
+  diag->Error(parser.error_loc()) << parser.error_message();
+  return diag->ToStatus();
+}
+
 void ReportUnsupported(const Stmt& stmt, DiagnosticEngine* diag) {
   diag->Error(stmt.unsupported_loc) << stmt.unsupported_reason;
 }

@@ -31,17 +31,20 @@ StmtPtr Parser::ParseDecorated() {
 }
 
 StmtPtr Parser::ParseFunctionDef(std::vector<ExprPtr> decorators, SourceLoc loc) {
+  const SourceLoc def_loc = Cur().loc;
   Advance();  // 'def'
   if (!At(TokenKind::kName)) {
     FailAtCur("expected a function name after 'def'");
     return nullptr;
   }
   auto s = std::make_unique<Stmt>(StmtKind::kFunctionDef, loc);
+  s->def_loc = def_loc;
   s->name = std::string(Cur().text);
   s->bound_names.push_back(s->name);
   s->decorators = std::move(decorators);
   Advance();
-  if (!Expect(TokenKind::kLPar) || !ParseParams(s.get()) || !Expect(TokenKind::kRPar)) {
+  if (!Expect(TokenKind::kLPar) || !ParseParams(s.get(), TokenKind::kRPar) ||
+      !Expect(TokenKind::kRPar)) {
     return nullptr;
   }
   if (Accept(TokenKind::kRArrow) && !(s->returns = ParseTest())) return nullptr;
@@ -49,12 +52,31 @@ StmtPtr Parser::ParseFunctionDef(std::vector<ExprPtr> decorators, SourceLoc loc)
   return Finish(std::move(s));
 }
 
-// Parameters: positional ones (with an ignored `/` marker), then `*args` or a bare `*`,
-// keyword-only ones, then `**kwargs`; the checks are CPython's.
-bool Parser::ParseParams(Stmt* def) {
+// `lambda params: test`, as a "<lambda>" def returning the test (so calls treat it like any
+// def); its parameters take no annotations, as in CPython.
+ExprPtr Parser::ParseLambda() {
+  const SourceLoc loc = Cur().loc;
+  Advance();  // 'lambda'
+  auto def = std::make_shared<Stmt>(StmtKind::kFunctionDef, loc);
+  def->name = "<lambda>";
+  def->def_loc = loc;
+  if (!ParseParams(def.get(), TokenKind::kColon) || !Expect(TokenKind::kColon)) return nullptr;
+  auto ret = std::make_unique<Stmt>(StmtKind::kReturn, Cur().loc);
+  if (!(ret->value = ParseTest())) return nullptr;
+  def->body.push_back(std::move(ret));
+  auto e = std::make_unique<Expr>(ExprKind::kLambda, loc);
+  e->lambda = std::move(def);
+  return e;
+}
+
+// Parameters up to `end` (`)` of a def, `:` of a lambda): positional ones (with an ignored `/`
+// marker), then `*args` or a bare `*`, keyword-only ones, then `**kwargs`; the checks are
+// CPython's.
+bool Parser::ParseParams(Stmt* def, TokenKind end) {
+  const bool annotations = end == TokenKind::kRPar;
   bool seen_default = false, seen_star = false, seen_kwargs = false, bare_star = false;
   NameSet names;
-  while (!At(TokenKind::kRPar)) {
+  while (!At(end)) {
     SourceLoc loc = Cur().loc;
     if (seen_kwargs) return Fail(loc, "parameters cannot follow '**' parameter");
     Param p;
@@ -71,7 +93,7 @@ bool Parser::ParseParams(Stmt* def) {
       if (At(TokenKind::kComma)) {
         bare_star = true;
         Advance();
-        if (At(TokenKind::kRPar)) return Fail(loc, "named parameters must follow bare '*'");
+        if (At(end)) return Fail(loc, "named parameters must follow bare '*'");
         continue;
       }
       p.kind = Param::Kind::kVarArgs;
@@ -88,7 +110,7 @@ bool Parser::ParseParams(Stmt* def) {
       return Fail(loc, "duplicate parameter '" + p.name + "' in function definition");
     }
     Advance();
-    if (Accept(TokenKind::kColon) && !(p.annotation = ParseTest())) return false;
+    if (annotations && Accept(TokenKind::kColon) && !(p.annotation = ParseTest())) return false;
     if (Accept(TokenKind::kEqual)) {
       if (p.kind == Param::Kind::kVarArgs || p.kind == Param::Kind::kVarKeywords) {
         return Fail(loc, "var-positional and var-keyword parameters cannot have a default");

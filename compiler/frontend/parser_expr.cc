@@ -157,10 +157,7 @@ ExprPtr Parser::ParseTestList(bool targets_context) {
 ExprPtr Parser::ParseTest() {
   NestingGuard guard(this, &expr_nesting_, kMaxExpressionNesting, "expression");
   if (!guard.ok()) return nullptr;
-  if (At(TokenKind::kKwLambda)) {
-    Fail(Cur().loc, "lambda expressions are not supported");
-    return nullptr;
-  }
+  if (At(TokenKind::kKwLambda)) return ParseLambda();
   ExprPtr body = ParseOrTest();
   if (!body) return nullptr;
   if (At(TokenKind::kColonEqual)) {

@@ -29,6 +29,8 @@ class Parser {
   Module ParseFile(uint32_t file_id);
   // The whole token stream as one expression; null on error (see error_loc/error_message).
   ExprPtr ParseLoneExpression();
+  // The def or lambda whose keyword token is at `at` (parser.h ParseFunctionAt); null on error.
+  std::shared_ptr<Stmt> ParseFunctionAt(SourceLoc at);
 
   bool failed() const { return failed_; }
   SourceLoc error_loc() const { return error_loc_; }
@@ -73,7 +75,8 @@ class Parser {
   StmtPtr ParseWith();
   StmtPtr ParseDecorated();
   StmtPtr ParseFunctionDef(std::vector<ExprPtr> decorators, SourceLoc loc);
-  bool ParseParams(Stmt* def);
+  bool ParseParams(Stmt* def, TokenKind end);
+  ExprPtr ParseLambda();
   StmtPtr ParseImport();
   StmtPtr ParseFromImport();
   bool ParseDottedName(std::string* out);

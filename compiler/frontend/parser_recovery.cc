@@ -54,6 +54,21 @@ ExprPtr Parser::ParseLoneExpression() {
   return e;
 }
 
+std::shared_ptr<Stmt> Parser::ParseFunctionAt(SourceLoc at) {
+  for (pos_ = 0; pos_ + 1 < toks_.size(); ++pos_) {
+    if (Cur().loc == at && (At(TokenKind::kKwDef) || At(TokenKind::kKwLambda))) break;
+  }
+  if (Cur().loc != at) {
+    Fail(at, "no function definition or lambda starts here");
+    return nullptr;
+  }
+  if (At(TokenKind::kKwLambda)) {
+    ExprPtr e = ParseLambda();
+    return e ? e->lambda : nullptr;
+  }
+  return std::shared_ptr<Stmt>(ParseFunctionDef({}, at));
+}
+
 size_t Parser::ResumeIndex(size_t start) const {
   TokenKind first = toks_[start].kind;
   bool decorators = first == TokenKind::kAt;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -75,6 +76,75 @@ TEST(CompilerBackend, ServiceCompileIsAKernelOrALocatedError) {
   } else {
     EXPECT_FALSE(r->error.empty());
   }
+}
+
+// The vec_add prim_func as the Python package ships it: the factory's closure values, the
+// position of `def main`.
+frontend::FrontendRequest ShippedVecAdd(int64_t n) {
+  frontend::FrontendRequest r;
+  r.format = frontend::SourceFormat::kPrimFunc;
+  const std::string text = ReadKernel("elementwise_add_expert.py");
+  r.files.push_back({"elementwise_add_expert.py", text});
+  frontend::ClientFunction main;
+  const size_t at = text.find("def main(");
+  main.line = 1 + static_cast<uint32_t>(std::count(text.begin(), text.begin() + at, '\n'));
+  main.column = static_cast<uint32_t>(at - text.rfind('\n', at));
+  main.qualname = "vec_add.<locals>.main";
+  main.kind = frontend::FunctionKind::kPrimFunc;
+  auto constant = [](frontend::Value v) {
+    frontend::ClientValue c;
+    c.constant = std::move(v);
+    return c;
+  };
+  frontend::ClientValue t;
+  t.kind = frontend::ClientValue::Kind::kModule;
+  t.name = "tilelang.language";
+  main.closure = {{"M", constant(frontend::Value::Int(512))},
+                  {"N", constant(frontend::Value::Int(n))},
+                  {"block_M", constant(frontend::Value::Int(64))},
+                  {"block_N", constant(frontend::Value::Int(256))},
+                  {"dtype", constant(frontend::Value::Str("float"))},
+                  {"m_num", constant(frontend::Value::Int(512 / 64))},
+                  {"n_num", constant(frontend::Value::Int(n / 256))},
+                  {"sub_M", constant(frontend::Value::Int(32))},
+                  {"T", t}};
+  r.functions.push_back(main);
+  r.out_idx = std::vector<int>{-1};
+  return r;
+}
+
+TEST(CompilerBackend, ShippedPrimFuncsCompileToTheFactorysKernelAndKeepTheirDigest) {
+  CompileService service(ServiceOptions{}, NewCompilerBackend(),
+                         std::make_unique<MemoryKernelStore>(), runner::sim::SimDeviceFactory());
+  Result<CompileReply> factory =
+      service.Compile(VecAdd(ReadKernel("elementwise_add_expert.py")), {}, {});
+  ASSERT_TRUE(factory.ok() && factory->ok) << factory.status() << factory->error;
+  Result<CompileReply> shipped = service.Compile(ShippedVecAdd(1024), {}, {});
+  ASSERT_TRUE(shipped.ok() && shipped->ok) << shipped.status() << shipped->error;
+  EXPECT_EQ(shipped->key, factory->key);  // one canonical IR, one kernel
+  EXPECT_EQ(shipped->tier, "memory");
+  EXPECT_NE(shipped->request_digest, factory->request_digest);
+  Result<CompileReply> other = service.Compile(ShippedVecAdd(512), {}, {});
+  ASSERT_TRUE(other.ok() && other->ok) << other->error;
+  EXPECT_NE(other->key, shipped->key);  // a closure value changed: another kernel
+  EXPECT_NE(other->request_digest, shipped->request_digest);
+}
+
+TEST(CompilerBackend, PrintAfterReturnsTheIrAfterEachPassWithoutCaching) {
+  CompileService service(ServiceOptions{}, NewCompilerBackend(),
+                         std::make_unique<MemoryKernelStore>(), runner::sim::SimDeviceFactory());
+  CompileOptions options;
+  options.print_after = {"legalize_copies", "memory_planning"};
+  Result<CompileReply> r = service.Compile(ShippedVecAdd(1024), options, {});
+  ASSERT_TRUE(r.ok() && r->ok) << r.status();
+  ASSERT_EQ(r->ir_dumps.size(), 2u);
+  EXPECT_EQ(r->ir_dumps[0].first, "legalize_copies");
+  EXPECT_EQ(r->ir_dumps[1].first, "memory_planning");
+  EXPECT_NE(r->ir_dumps[1].second.find(" @"), std::string::npos);  // placed addresses
+  options.print_after = {"no_such_pass"};
+  EXPECT_EQ(service.Compile(ShippedVecAdd(1024), options, {}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(service.Stats().compiles, 1u);  // the dumps' lowerings are not compiles
 }
 
 }  // namespace

@@ -135,7 +135,7 @@ SpecializeOutcome FakeBackend::Specialize(const frontend::FrontendRequest& reque
   return out;
 }
 
-LowerOutcome FakeBackend::Lower(const SpecializeOutcome& specialized) {
+LowerOutcome FakeBackend::Lower(const SpecializeOutcome& specialized, const LowerOptions& options) {
   ++counters_->lower;
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -158,6 +158,8 @@ LowerOutcome FakeBackend::Lower(const SpecializeOutcome& specialized) {
   EXPECT_TRUE(decoded.ok()) << decoded.status();
   out.metadata = decoded->metadata;
   out.passes.push_back({"fake_lower", 0.5});
+  for (const std::string& pass : options.print_after)
+    out.ir_dumps.push_back({pass, state->canonical});
   return out;
 }
 

@@ -34,7 +34,7 @@ class FakeBackend final : public CompilerBackend {
 
   const std::string& Fingerprint() const override { return fingerprint_; }
   SpecializeOutcome Specialize(const frontend::FrontendRequest& request) override;
-  LowerOutcome Lower(const SpecializeOutcome& specialized) override;
+  LowerOutcome Lower(const SpecializeOutcome& specialized, const LowerOptions& options) override;
 
   // While held, Lower blocks until Release.
   void Hold();

@@ -23,6 +23,11 @@ Result<frontend::FrontendRequest> Convert(const v1::CompileRequest& r) {
   return RequestFromProto(r, ValueLimits{}, &options);
 }
 
+std::string bad_status(const v1::CompileRequest& r) {
+  auto c = Convert(r);
+  return c.ok() ? std::string("ok") : c.status().message();
+}
+
 TEST(ProtoConvert, JsonArgsBecomeTypedPythonValues) {
   auto r = Convert(FromJson(R"({"source": "x", "entry": "matmul",
       "args": [1024, 1.5, "float16", true, null, [1, [2]], {"b": 1, "a": 2}],
@@ -96,6 +101,60 @@ TEST(ProtoConvert, RejectsMalformedValuesNamingTheField) {
                                           "typed_kwargs": {"n": {"int_value": "1"}}})"))
                 .code(),
             StatusCode::kInvalidArgument);
+}
+
+TEST(ProtoConvert, PrimFuncRequestsCarryTheirFilesAndFunctionTable) {
+  auto r = Convert(FromJson(R"({"format": "PRIM_FUNC",
+      "files": [{"name": "k.py", "text": "def f(): pass\n"}],
+      "functions": [{"file": 0, "line": 3, "column": 5, "qualname": "f.<locals>.main",
+                     "kind": "PRIM_FUNC", "closure": {
+        "n": {"constant": {"int_value": "16"}}, "T": {"module": "tilelang.language"},
+        "op": {"function": 1}, "red": {"builtin": "T.reduce_max"},
+        "cfg": {"dict_value": {"keys": [{"constant": {"string_value": "a"}}],
+                               "values": [{"tuple_value": {"values": [{"symbol": "M"}]}}]}}},
+        "defaults": [{"constant": {"float_value": 1}}]},
+        {"line": 1, "column": 1}]})"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->files.size(), 1u);
+  ASSERT_EQ(r->functions.size(), 2u);
+  const frontend::ClientFunction& f = r->functions[0];
+  EXPECT_EQ(f.kind, frontend::FunctionKind::kPrimFunc);
+  ASSERT_EQ(f.closure.size(), 5u);
+  EXPECT_EQ(f.closure[0].first, "T");  // sorted by name
+  EXPECT_EQ(f.closure[1].second.kind, frontend::ClientValue::Kind::kDict);
+  EXPECT_EQ(f.closure[1].second.values[0].items[0].kind, frontend::ClientValue::Kind::kSymbol);
+  EXPECT_EQ(f.closure[3].second.function, 1u);
+  ASSERT_EQ(f.defaults.size(), 1u);
+  EXPECT_EQ(f.defaults[0].constant.kind, frontend::ValueKind::kFloat);
+}
+
+TEST(ProtoConvert, RejectsMalformedPrimFuncRequests) {
+  auto bad = [](const std::string& json) {
+    auto c = Convert(FromJson(json));
+    return c.ok() ? std::string("ok") : c.status().message();
+  };
+  EXPECT_NE(bad(R"({"format": "PRIM_FUNC", "files": [{"name": "k.py"}]})").find("needs files"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"format": "PRIM_FUNC", "files": [{"name": "k.py"}],
+                   "functions": [{"line": 0, "column": 1}]})")
+                .find("line and column"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"format": "PRIM_FUNC", "files": [{"name": "k.py"}],
+                   "functions": [{"line": 1, "column": 1, "closure": {"x": {}}}]})")
+                .find("no kind"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"format": "PRIM_FUNC", "files": [{"name": "k.py"}],
+                   "functions": [{"line": 1, "column": 1, "closure": {"x": {"dict_value":
+                     {"keys": [{"symbol": "a"}]}}}}]})")
+                .find("as many values as keys"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"source": "x", "entry": "f", "files": [{"name": "k.py"}]})")
+                .find("belong to PRIM_FUNC"),
+            std::string::npos);
+  v1::CompileRequest many = FromJson(R"({"format": "PRIM_FUNC", "functions": [{"line": 1,
+                                         "column": 1}]})");
+  for (int i = 0; i < 65; ++i) many.add_files()->set_name("f" + std::to_string(i));
+  EXPECT_NE(bad_status(many).find("at most 64 files"), std::string::npos);
 }
 
 TEST(ProtoConvert, TensorsAreCheckedAgainstDtypeAndShape) {

@@ -13,6 +13,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "tilejit/v1/tilejit.grpc.pb.h"
@@ -25,7 +28,15 @@ namespace v1 = ::tilejit::v1;
 // A running tilejitd; SIGTERM and reap on Stop.
 class Daemon {
  public:
-  explicit Daemon(const std::string& cache_path) {
+  explicit Daemon(const std::string& cache_path, const std::string& listen = "127.0.0.1:0",
+                  std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"tilejitd", "--listen",    listen, "--cache-path",
+                                     cache_path, "--log-level", "warn", "--drain-grace-seconds",
+                                     "1"};
+    for (std::string& a : extra) args.push_back(std::move(a));
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     int fds[2];
     EXPECT_EQ(pipe(fds), 0);
     pid_ = fork();
@@ -33,9 +44,7 @@ class Daemon {
       dup2(fds[1], STDOUT_FILENO);
       close(fds[0]);
       close(fds[1]);
-      execl(TILEJITD_PATH, "tilejitd", "--listen", "127.0.0.1:0", "--cache-path",
-            cache_path.c_str(), "--log-level", "warn", "--drain-grace-seconds", "1",
-            static_cast<char*>(nullptr));
+      execv(TILEJITD_PATH, argv.data());
       _exit(127);
     }
     close(fds[1]);
@@ -49,6 +58,20 @@ class Daemon {
     if (pid_ > 0) Stop();
   }
   int port() const { return port_; }
+  // Waits up to `limit` for the daemon to exit by itself; its exit status, or -1 if it is
+  // still running.
+  int WaitExit(std::chrono::seconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return -1;
+  }
   // SIGTERM; returns the exit status.
   int Stop() {
     kill(pid_, SIGTERM);
@@ -136,6 +159,37 @@ TEST_F(TilejitdTest, ServesDrainsOnSigtermAndKeepsKernelsAcrossRestart) {
   ASSERT_TRUE(stub->GetKernel(&gctx, get, &kernel).ok());
   EXPECT_FALSE(kernel.binary().empty());
   EXPECT_EQ(daemon.Stop(), 0);
+}
+
+// The Python package's private daemon: a Unix socket only its user can use, and an exit once
+// nobody has called for a while (health checks do not count).
+TEST_F(TilejitdTest, ListensOnAPrivateUnixSocketAndExitsWhenIdle) {
+  std::filesystem::create_directories(dir_);
+  const std::string socket = (dir_ / "tilejitd.sock").string();
+  Daemon daemon(CachePath(), "unix:" + socket, {"--idle-exit-seconds", "2"});
+  ASSERT_GT(daemon.port(), 0);
+  EXPECT_EQ(std::filesystem::status(socket).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  auto channel = grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials());
+  auto stub = v1::TileJit::NewStub(channel);
+  auto health = grpc::health::v1::Health::NewStub(channel);
+  // Calls keep it alive; health checks alone do not.
+  for (int i = 0; i < 4; ++i) {
+    grpc::ClientContext ctx;
+    v1::StatsResponse stats;
+    ASSERT_TRUE(stub->Stats(&ctx, v1::StatsRequest(), &stats).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  }
+  EXPECT_EQ(daemon.WaitExit(std::chrono::seconds(0)), -1);  // 3.2 s old, never idle for 2 s
+  for (int i = 0; i < 6; ++i) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    grpc::health::v1::HealthCheckResponse h;
+    health->Check(&ctx, grpc::health::v1::HealthCheckRequest(), &h);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    if (daemon.WaitExit(std::chrono::seconds(0)) == 0) return;
+  }
+  EXPECT_EQ(daemon.WaitExit(std::chrono::seconds(10)), 0);
 }
 
 }  // namespace

@@ -158,6 +158,20 @@ TEST(HostEval, NestedHelpersReturnValuesAndTuples) {
   EXPECT_EQ(Repr(*EvalName(src, "C")), "(3, 1)");
 }
 
+TEST(HostEval, LambdasCloseOverTheirScopeAndTakeDefaults) {
+  std::string src =
+      "def make(k):\n    return lambda x, y=1: x * k + y\n"
+      "f = make(3)\nA = f(2)\nB = f(2, y=0)\nC = (lambda: 7)()\n"
+      "D = (lambda a, b: a if a > b else b)(4, 9)\n";
+  EXPECT_EQ(EvalName(src, "A")->i, 7);
+  EXPECT_EQ(EvalName(src, "B")->i, 6);
+  EXPECT_EQ(EvalName(src, "C")->i, 7);
+  EXPECT_EQ(EvalName(src, "D")->i, 9);
+  std::string d;
+  EXPECT_FALSE(EvalName("f = lambda x: x\nX = f(1, 2)\n", "X", &d));
+  EXPECT_NE(d.find("2 were given"), std::string::npos) << d;
+}
+
 TEST(HostEval, HelperArityErrorsAreDiagnostics) {
   std::string d;
   EXPECT_FALSE(EvalName("def f(a):\n    return a\nX = f(1, 2)\n", "X", &d));

@@ -19,8 +19,8 @@ f(a=1, 2)
 f(a=1, a=2)
 # expected-error@+1:5: set displays are not supported
 x = {1, 2}
-# expected-error@+1:5: lambda expressions are not supported
-x = lambda y: y
+# expected-error@+1:15: duplicate parameter 'a' in function definition
+x = lambda a, a: a
 # expected-error@+1:7: assignment expressions (:=) are not supported
 if (n := 10) > 5:
     pass
