@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "common/status.h"
@@ -53,11 +54,14 @@ inline uint64_t ElemOffset(const Operand& o, uint64_t r, uint64_t j) {
 template <typename Fn>
 void ForEachRun(const Operand& o, uint64_t repeat, uint64_t mask, Fn&& fn) {
   const uint64_t eb = Eb(o.dtype);
-  const uint64_t piece = o.blk == 1 ? mask : 32 / eb;  // contiguous elements within a repeat
+  // Contiguous pieces of a repeat: all of it when its blocks follow each other (blk 1), else
+  // one 32-byte block, the next one blk * 32 bytes further.
+  const uint64_t piece = o.blk == 1 ? mask : 32 / eb, piece_stride = o.blk * 32;
   uint64_t off = 0, first = 0, len = 0, next = 0;
   for (uint64_t r = 0; r < repeat; ++r) {
-    for (uint64_t j = 0; j < mask; j += piece) {
-      const uint64_t at = ElemOffset(o, r, j), n = std::min(piece, mask - j);
+    uint64_t at = r * o.rep * 32;
+    for (uint64_t j = 0; j < mask; j += piece, at += piece_stride) {
+      const uint64_t n = std::min(piece, mask - j);
       if (len != 0 && off + len * eb == at) {
         len += n;
       } else {
@@ -77,13 +81,21 @@ uint64_t Extent(const Operand& o, uint64_t repeat, uint64_t mask);
 void DescribeOperand(const Operand& o, uint64_t repeat, uint64_t mask, bool write,
                      std::vector<Span>* out);
 
-// The operand's active elements, converted, into this thread's `slot` buffer.
+// The operand's active elements in element order, converted: in this thread's `slot` buffer,
+// or, for an fp32 operand that is one aligned contiguous run, where they lie in memory (every
+// effect writes its results only after it has read all of its inputs, so that is safe).
 template <typename Codec>
 const typename Codec::Compute* Gather(const Codec& codec, MemView& mem, const Operand& o,
                                       uint64_t repeat, uint64_t mask, Slot slot) {
   using C = typename Codec::Compute;
-  C* buf = Scratch<C>(slot, repeat * mask);
   const uint8_t* base = mem.Ptr(MemSpace::kUb, o.base, Extent(o, repeat, mask));
+  if constexpr (std::is_same_v<Codec, F32Codec>) {
+    const bool one_run = o.blk == 1 && (repeat == 1 || o.rep * 32 == mask * sizeof(float));
+    if (one_run && reinterpret_cast<uintptr_t>(base) % alignof(float) == 0) {
+      return reinterpret_cast<const float*>(base);
+    }
+  }
+  C* buf = Scratch<C>(slot, repeat * mask);
   ForEachRun(o, repeat, mask, [&](uint64_t off, uint64_t first, uint64_t n) {
     codec.Load(base + off, n, buf + first);
   });

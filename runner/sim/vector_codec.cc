@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Simulated memory is bytes at any alignment, so runs are copied through memcpy (which the
-// compiler turns into plain vector loads and stores) rather than read through a cast pointer.
-// 16-bit runs go through a small stack array in chunks: the bulk conversions of half.h take
-// typed arrays.
+// compiler turns into plain vector loads and stores) rather than read through a cast pointer;
+// only Gather reads an aligned contiguous fp32 operand in place. 16-bit runs go through a
+// small stack array in chunks: the bulk conversions of half.h take typed arrays.
 #include "runner/sim/vector_codec.h"
 
 #include <algorithm>
