@@ -138,26 +138,33 @@ Variant GemmVariant(std::string label, std::string path, std::string entry,
   return v;
 }
 
-VariantResult RunVariant(const Variant& v) {
-  VariantResult out;
+std::vector<uint8_t> CompileKernelFile(const std::string& path, const std::string& entry,
+                                       const std::vector<int64_t>& args, std::string* error) {
   compiler::CompileRequest req;
-  if (!ReadFile(v.path, &req.frontend.source)) {
-    out.error = "cannot read " + v.path;
-    return out;
+  if (!ReadFile(path, &req.frontend.source)) {
+    *error = "cannot read " + path;
+    return {};
   }
-  req.frontend.file_name = v.path;
-  req.frontend.entry = v.entry;
-  for (int64_t a : v.args) req.frontend.args.push_back(frontend::Value::Int(a));
+  req.frontend.file_name = path;
+  req.frontend.entry = entry;
+  for (int64_t a : args) req.frontend.args.push_back(frontend::Value::Int(a));
   SourceManager sources;
   DiagnosticEngine diag(&sources);
   Result<compiler::CompiledKernel> kernel = compiler::Compile(req, &sources, &diag);
   if (!kernel.ok()) {
-    out.error = "does not compile yet: " + FirstDiagnostic(diag, kernel.status());
-    return out;
+    *error = "does not compile yet: " + FirstDiagnostic(diag, kernel.status());
+    return {};
   }
+  return std::move(kernel->binary);
+}
+
+VariantResult RunVariant(const Variant& v) {
+  VariantResult out;
+  const std::vector<uint8_t> binary = CompileKernelFile(v.path, v.entry, v.args, &out.error);
+  if (binary.empty()) return out;
   out.compiled = true;
   runner::sim::SimDevice device;
-  Result<runner::KernelId> id = device.LoadBinary(kernel->binary);
+  Result<runner::KernelId> id = device.LoadBinary(binary);
   if (!id.ok()) {
     out.error = "launch failed: cannot load: " + FirstLine(id.status().ToString());
     return out;

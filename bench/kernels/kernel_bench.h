@@ -59,6 +59,13 @@ struct VariantResult {
 // Compiles and runs `v`. Never throws; problems land in `error`.
 VariantResult RunVariant(const Variant& v);
 
+// Compiles the TileLang file `path` (its `entry` factory called with integer `args`) exactly
+// as the offline CLI does and returns the ELF kernel binary. On failure returns an empty
+// binary and sets `*error` to one line: "does not compile yet: <first diagnostic>" or
+// "cannot read <path>".
+std::vector<uint8_t> CompileKernelFile(const std::string& path, const std::string& entry,
+                                       const std::vector<int64_t>& args, std::string* error);
+
 // Median of `values` (0 when empty); takes a copy because it reorders.
 double Median(std::vector<double> values);
 

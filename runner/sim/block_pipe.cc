@@ -130,7 +130,10 @@ void BlockRunner::ExecPipeInstr(CoreState& c, int pipe, const Queued& q, uint64_
     Fault(c, q.pc, static_cast<Pipe>(pipe), cost.status().message());
     return;
   }
-  std::vector<Span> spans;
+  // One access-set buffer for the block's instructions (perturbed mode moves it into the
+  // pending effect, leaving it empty for the next one).
+  std::vector<Span>& spans = scratch_spans_;
+  spans.clear();
   DescribeAccesses(q.in, &spans);
   if (!CheckSpans(c, q, spans)) return;
   const uint64_t occ = std::max<int64_t>(1, cost->occupancy);

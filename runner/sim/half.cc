@@ -225,7 +225,15 @@ void FloatToHalfN(const float* src, uint16_t* dst, size_t n) {
 }
 
 void FloatToBf16N(const float* src, uint16_t* dst, size_t n) {
-  for (size_t i = 0; i < n; ++i) dst[i] = FloatToBf16(src[i]);
+  // bf16 is the top half of a float, so round to nearest even is an integer addition on the
+  // bits (a carry into the exponent, or into infinity, is the right result); NaNs keep their
+  // top payload bits and become quiet, as Narrow makes them. Branch-free, so it vectorises.
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t b = std::bit_cast<uint32_t>(src[i]);
+    const uint32_t rounded = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+    const uint32_t quiet_nan = (b >> 16) | 0x0040u;
+    dst[i] = static_cast<uint16_t>((b & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
+  }
 }
 
 }  // namespace tilejit::runner::sim

@@ -1,13 +1,38 @@
 // SPDX-License-Identifier: Apache-2.0
 // The written map works on 64-bit words so that marking or scanning a DMA-sized range costs a
 // few word operations; partial words at the ends use masks.
+//
+// GM bytes come from calloc rather than a value-initialised array: for a tensor of megabytes
+// that is fresh pages the OS zeroes on first touch, where the array was a memset of the whole
+// tensor (and its page faults) before the copy-in or the kernel wrote it again.
 #include "runner/sim/memory.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <bit>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace tilejit::runner::sim {
 namespace {
+
+// Tensors of megabytes are copied and streamed whole: 2 MiB pages take one page fault where
+// 4 KiB pages take 512. Allocations from this size on ask for them (a hint the OS may ignore).
+constexpr uint64_t kHugePageHintBytes = uint64_t{4} << 20;
+
+uint8_t* ZeroedBytes(uint64_t size) {
+  void* p = std::calloc(size == 0 ? 1 : size, 1);
+  if (p == nullptr) throw std::bad_alloc();
+  if (size >= kHugePageHintBytes) {
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + size) & ~(page - 1);
+    (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  }
+  return static_cast<uint8_t*>(p);
+}
 
 uint64_t MaskFrom(uint64_t bit) { return bit >= 64 ? 0 : ~uint64_t{0} << bit; }
 uint64_t MaskBelow(uint64_t bit) { return bit >= 64 ? ~uint64_t{0} : (uint64_t{1} << bit) - 1; }
@@ -73,7 +98,7 @@ Result<uint64_t> GlobalMemory::Allocate(uint64_t size, std::string name, bool in
   a.addr = addr;
   a.size = size;
   a.name = std::move(name);
-  a.bytes = std::make_unique<uint8_t[]>(size == 0 ? 1 : size);  // value-initialised: zeros
+  a.bytes.reset(ZeroedBytes(size));
   a.written.Resize(size);
   if (initialized) a.written.MarkAll();
   const uint64_t span = (size + kGmAlign - 1) / kGmAlign * kGmAlign;
@@ -90,6 +115,8 @@ Status GlobalMemory::Free(uint64_t addr) {
   allocs_.erase(it);
   return Status::Ok();
 }
+
+void GlobalMemory::FreeBytes::operator()(uint8_t* p) const { std::free(p); }
 
 const GlobalMemory::Allocation* GlobalMemory::Nearest(uint64_t addr) const {
   auto it = allocs_.upper_bound(addr);

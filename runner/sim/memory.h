@@ -12,6 +12,9 @@
 // addresses separated by unmapped guard gaps, so an access that runs off a tensor never lands
 // in another one. Allocate/Free are not thread-safe with respect to each other or to a launch;
 // during a launch the allocation table is read-only and the bytes are shared by all blocks.
+// An allocation's host bytes are zero-filled lazily (calloc: large ones are fresh pages, zeroed
+// by the OS on first touch, as huge pages where the OS allows), so allocating costs nothing
+// until the bytes are used.
 #pragma once
 
 #include <atomic>
@@ -66,11 +69,14 @@ inline constexpr uint64_t kGmGuard = 4096;  // unmapped bytes between allocation
 
 class GlobalMemory {
  public:
+  struct FreeBytes {
+    void operator()(uint8_t* p) const;
+  };
   struct Allocation {
     uint64_t addr = 0;
     uint64_t size = 0;
     std::string name;
-    std::unique_ptr<uint8_t[]> bytes;
+    std::unique_ptr<uint8_t[], FreeBytes> bytes;  // `size` zero-initialised bytes (calloc)
     WrittenMap written;
   };
 

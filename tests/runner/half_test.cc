@@ -198,6 +198,24 @@ TEST(Half, BulkConversionsMatchTheScalarOnes) {
   }
 }
 
+TEST(Half, BulkNarrowingMatchesTheScalarOneOnEveryExponentIncludingNanAndOverflow) {
+  // Every sign/exponent/top-mantissa pattern with the low half at the rounding boundaries: NaN
+  // payloads (quiet and signalling), infinities, overflow into infinity, subnormals.
+  std::vector<float> in;
+  for (uint32_t hi = 0; hi < 65536; ++hi) {
+    for (uint32_t lo : {0u, 1u, 0x1fffu, 0x7fffu, 0x8000u, 0x8001u, 0xffffu}) {
+      in.push_back(std::bit_cast<float>((hi << 16) | lo));
+    }
+  }
+  std::vector<uint16_t> halves(in.size()), bf16s(in.size());
+  FloatToHalfN(in.data(), halves.data(), in.size());
+  FloatToBf16N(in.data(), bf16s.data(), in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    ASSERT_EQ(halves[i], FloatToHalf(in[i])) << std::hex << std::bit_cast<uint32_t>(in[i]);
+    ASSERT_EQ(bf16s[i], FloatToBf16(in[i])) << std::hex << std::bit_cast<uint32_t>(in[i]);
+  }
+}
+
 TEST(FloatToInt, AppliesModeAndSaturates) {
   EXPECT_EQ(FloatToInt(2.5f, RoundMode::kRint, -128, 127), 2);
   EXPECT_EQ(FloatToInt(2.5f, RoundMode::kRound, -128, 127), 3);
