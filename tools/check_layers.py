@@ -40,6 +40,7 @@ DEPENDS = {
     "runner": ["target"],  # runner/*.{h,cc}: Device interface, npy, RunKernel; no compiler
     "runner/sim": ["runner"],  # runner/sim: the simulated NPU, one Device implementation
     "runner/tools": ["runner/sim"],  # runner/tools: tilejit-run
+    "runner/runtime": ["runner/sim"],  # runner/runtime: libtilejit_runtime.so, the C ABI
     "cache": ["common"],  # tilejit_cache: stores by key, knows nothing of kernels
     "client": ["proto", "common"],  # tilejit_client: the C++ library over the stubs
     "cli": ["client", "compiler", "runner/sim"],  # the tilejit CLI; offline mode in-process
@@ -71,6 +72,7 @@ FILE_LAYERS = [
     ("compiler/compiler.*", "compiler"),
     ("runner/sim/*", "runner/sim"),
     ("runner/tools/*", "runner/tools"),
+    ("runner/runtime/*", "runner/runtime"),
     ("runner/*", "runner"),
     ("cache/*", "cache"),
     # client/CMakeLists.txt: tilejit_client is client.* and launch_text.*; the rest is the CLI.

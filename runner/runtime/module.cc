@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+// Load parses the binary twice: once target-independently to learn which target it was built
+// for, then through SimDevice::LoadBinary for that target, which decodes and validates every
+// instruction against it. Loading is once per module, so the second parse is cheaper than a
+// second copy of the decoding logic.
+//
+// A launch allocates every parameter on its device and frees them on every path (a small RAII
+// list, as runner.cc does), so a failed launch leaves the pooled device clean.
+#include "runner/runtime/module.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "compiler/target/binary.h"
+#include "runner/runtime/abi_types.h"
+
+namespace tilejit::runner::runtime {
+namespace {
+
+using target::ParamRole;
+
+class Allocations {
+ public:
+  explicit Allocations(Device& d) : device_(d) {}
+  ~Allocations() {
+    for (const Tensor& t : tensors_) (void)device_.Free(t);
+  }
+  Allocations(const Allocations&) = delete;
+  Allocations& operator=(const Allocations&) = delete;
+  void Add(const Tensor& t) { tensors_.push_back(t); }
+
+ private:
+  Device& device_;
+  std::vector<Tensor> tensors_;
+};
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+}  // namespace
+
+Result<std::unique_ptr<Module>> Module::Load(std::span<const uint8_t> bytes) {
+  if (bytes.size() > kMaxBinaryBytes) {
+    return InvalidArgument("binary of " + std::to_string(bytes.size()) + " bytes exceeds " +
+                           std::to_string(kMaxBinaryBytes) + " bytes");
+  }
+  TILEJIT_ASSIGN_OR_RETURN(target::KernelBinary binary, target::ReadKernelBinary(bytes));
+  const target::NpuTarget* target = target::FindTarget(binary.metadata.target);
+  if (target == nullptr) {
+    return InvalidArgument("kernel '" + binary.metadata.kernel_name + "' is built for target '" +
+                           binary.metadata.target + "', which this runtime does not know");
+  }
+  auto device = std::make_unique<sim::SimDevice>(*target);
+  TILEJIT_ASSIGN_OR_RETURN(KernelId id, device->LoadBinary(bytes));
+  if (id != 0) return Internal("a new device loaded the kernel as id " + std::to_string(id));
+  std::unique_ptr<Module> module(new Module(*target, *device->GetKernel(id)));
+  module->BuildInfo();
+  module->idle_.push_back(std::move(device));  // the first launch needs no copy of the image
+  return module;
+}
+
+Module::Module(const target::NpuTarget& target, KernelImage image)
+    : target_(target), image_(std::move(image)) {}
+
+void Module::BuildInfo() {
+  const target::KernelMetadata& m = image_.metadata;
+  out_idx_.assign(m.out_idx.begin(), m.out_idx.end());
+  workspace_idx_.assign(m.workspace_idx.begin(), m.workspace_idx.end());
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    const target::KernelParam& p = m.params[i];
+    tj_param_info info{};
+    info.name = p.name.c_str();
+    info.dtype_name = InternName(target::ElementTypeName(p.dtype));
+    info.dtype = ToTjDtype(p.dtype);
+    info.role = ToTjRole(p.role);
+    info.rank = static_cast<int32_t>(p.shape.size());
+    info.compiler_workspace = p.compiler_workspace ? 1 : 0;
+    info.shape = p.shape.data();
+    // The metadata validator has checked that every size fits int64.
+    info.bytes = target::ParamSizeBytes(p).value();
+    gm_bytes_ = SaturatingAdd(gm_bytes_, static_cast<uint64_t>(info.bytes));
+    param_infos_.push_back(info);
+    if (p.role != ParamRole::kWorkspace) buffer_params_.push_back(static_cast<int>(i));
+  }
+  info_.kernel_name = m.kernel_name.c_str();
+  info_.target = m.target.c_str();
+  info_.compiler_fingerprint = m.compiler_fingerprint.c_str();
+  info_.cache_key = m.cache_key.c_str();
+  info_.core_mix = InternName(target::CoreMixName(m.core_mix));
+  info_.block_count = m.block_count;
+  info_.vector_cores_per_block =
+      m.core_mix == target::CoreMix::kCubeOnly ? 0 : m.vector_cores_per_block;
+  info_.param_count = static_cast<int32_t>(m.params.size());
+  info_.buffer_count = static_cast<int32_t>(buffer_params_.size());
+  info_.out_count = static_cast<int32_t>(out_idx_.size());
+  info_.out_idx = out_idx_.data();
+  info_.workspace_count = static_cast<int32_t>(workspace_idx_.size());
+  info_.workspace_idx = workspace_idx_.data();
+}
+
+Result<std::unique_ptr<sim::SimDevice>> Module::AcquireDevice() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!idle_.empty()) {
+      std::unique_ptr<sim::SimDevice> device = std::move(idle_.back());
+      idle_.pop_back();
+      return device;
+    }
+  }
+  auto device = std::make_unique<sim::SimDevice>(target_);
+  TILEJIT_ASSIGN_OR_RETURN(KernelId id, device->LoadImage(image_));
+  if (id != 0) return Internal("a new device loaded the kernel as id " + std::to_string(id));
+  return device;
+}
+
+void Module::ReleaseDevice(std::unique_ptr<sim::SimDevice> device) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (idle_.size() < kMaxIdleDevices) idle_.push_back(std::move(device));
+}
+
+Result<LaunchReport> Module::Launch(std::span<void* const> host, const LaunchOptions& options) {
+  if (host.size() != buffer_params_.size()) {
+    return Internal("Module::Launch: " + std::to_string(host.size()) + " buffers for " +
+                    std::to_string(buffer_params_.size()) + " parameters");
+  }
+  TILEJIT_ASSIGN_OR_RETURN(std::unique_ptr<sim::SimDevice> device, AcquireDevice());
+  uint64_t highest_address = 0;
+  Result<LaunchReport> result = LaunchOn(*device, host, options, &highest_address);
+  // A failed launch may have stopped anywhere; only a device that completed one is reused.
+  if (result.ok() && highest_address < kDeviceAddressLimit) ReleaseDevice(std::move(device));
+  return result;
+}
+
+Result<LaunchReport> Module::LaunchOn(sim::SimDevice& device, std::span<void* const> host,
+                                      const LaunchOptions& options, uint64_t* highest_address) {
+  const target::KernelMetadata& m = image_.metadata;
+  Allocations allocs(device);
+  std::vector<uint64_t> args;
+  args.reserve(m.params.size());
+  std::vector<std::pair<Tensor, void*>> outputs;
+  size_t next_buffer = 0;
+  for (const target::KernelParam& p : m.params) {
+    const bool is_input = p.role == ParamRole::kInput;
+    TILEJIT_ASSIGN_OR_RETURN(Tensor t, device.Allocate(p.dtype, p.shape, p.name, is_input));
+    allocs.Add(t);
+    *highest_address = std::max(*highest_address, t.addr + t.bytes);
+    if (p.role != ParamRole::kWorkspace) {
+      void* data = host[next_buffer++];
+      if (is_input) {
+        TILEJIT_RETURN_IF_ERROR(
+            device.CopyToDevice(t, {static_cast<const uint8_t*>(data), t.bytes}));
+      } else {
+        outputs.emplace_back(t, data);
+      }
+    }
+    args.push_back(t.addr);
+  }
+  TILEJIT_ASSIGN_OR_RETURN(LaunchReport report, device.Launch(0, args, options));
+  for (const auto& [t, data] : outputs) {
+    TILEJIT_RETURN_IF_ERROR(device.CopyFromDevice(t, {static_cast<uint8_t*>(data), t.bytes}));
+  }
+  return report;
+}
+
+}  // namespace tilejit::runner::runtime
