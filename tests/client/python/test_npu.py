@@ -158,9 +158,25 @@ def test_device_reporting():
     assert n[0].device.type == "npu" and n.view(2, 1).device.type == "npu"
 
 
+def test_autograd_identity_on_npu():
+    x = torch.ones(3, device="npu", requires_grad=True)
+    y = x * 2
+    assert type(y.grad_fn).__name__ == "MulBackward0"  # no alias node in between
+    y.sum().backward()
+    assert x.grad is x.grad and is_npu(x.grad)
+    c = torch.ones(2)
+    v = tnpu.to_npu(c)  # the public view helper leaves its argument alone
+    assert type(c) is torch.Tensor and is_npu(v) and v.data_ptr() == c.data_ptr()
+    kept = torch.ones(3)
+    r = kept.copy_(torch.zeros(3, device="npu"))  # returns its (cpu) self: stays cpu
+    assert r is kept and type(kept) is torch.Tensor and kept.tolist() == [0.0, 0.0, 0.0]
+
+
 def test_torch_device_parsing():
     assert str(torch.device("npu")) == "npu"
     assert str(torch.device("npu", 0)) == "npu:0"
+    assert torch.device(type="npu", index=0) == torch.device("npu:0")
+    assert torch.device(type="cpu") == torch.device("cpu")
     assert torch.device(torch.device("npu:0")) == torch.device("npu:0")
     cpu = torch.device("cpu")
     assert type(cpu) is torch._C.device and cpu.type == "cpu"
@@ -408,6 +424,10 @@ def test_memory_allocated_counts_npu_tensors():
     del t, view
     gc.collect()
     assert torch.npu.memory_allocated() == before
+    lin = torch.nn.Linear(256, 256, bias=False).npu()
+    assert torch.npu.memory_allocated() == before + 256 * 256 * 4
+    lin.cpu()
+    assert torch.npu.memory_allocated() == before
 
 
 # ---- default device, dtypes, modules ----------------------------------------------------------
@@ -459,8 +479,11 @@ def test_module_npu_and_training_step():
     model.half()
     assert model[0].weight.dtype == torch.float16 and is_npu(model[0].weight)
     assert model(x.half()).dtype == torch.float16
+    assert repr(model[0].weight).startswith("Parameter containing:\ntensor(")
+    assert "device='npu:0'" in repr(model[0].weight)
     model.cpu()
     assert all(type(p) is torch.nn.Parameter for p in model.parameters())
+    assert type(model[0].weight.grad) is torch.Tensor
     assert model[1].running_mean.device.type == "cpu"
     model.to("npu:0")
     assert is_npu(model[3].bias)
@@ -554,3 +577,16 @@ def test_ascend_script_idioms():
         assert all(is_npu(row) for row in a)
     finally:
         torch.set_default_device("cpu")
+
+
+def test_load_with_npu_map_location(tmp_path):
+    path = tmp_path / "ckpt.pt"
+    torch.save({"w": torch.arange(3.0), "nested": [torch.ones(2)], "step": 7}, path)
+    ck = torch.load(path, map_location="npu")
+    assert is_npu(ck["w"]) and is_npu(ck["nested"][0]) and ck["step"] == 7
+    ck = torch.load(path, map_location=torch.device("npu:0"))
+    assert is_npu(ck["w"])
+    torch.save({"w": torch.arange(3.0).npu()}, path)
+    back = torch.load(path, map_location="cpu")["w"]
+    assert type(back) is torch.Tensor and back.tolist() == [0.0, 1.0, 2.0]
+    assert type(torch.load(path, map_location=lambda s, loc: s)["w"]) is tnpu.NpuTensor

@@ -115,25 +115,29 @@ def npu_target(spec, ints_are_npu=True):
     return False
 
 
-def make_device(type_or_spec, index=None):
-    """What `torch.device(...)` returns once installed: an NpuDevice or torch's device."""
-    if isinstance(type_or_spec, NpuDevice):
+def make_device(*args, **kwargs):
+    """What `torch.device(...)` returns once installed: an NpuDevice or torch's device.
+
+    Takes torch.device's arguments: (spec), (type, index), type=/index= keywords, or a
+    device object.
+    """
+    spec = args[0] if args else kwargs.get("type")
+    if not (isinstance(spec, NpuDevice) or isinstance(spec, str) and is_npu_spelling(spec)):
+        return TorchDevice(*args, **kwargs)
+    index = args[1] if len(args) > 1 else kwargs.get("index")
+    if isinstance(spec, NpuDevice):
         if index is not None:
             raise TypeError("torch.device(device, index): index given twice")
-        return type_or_spec
-    if isinstance(type_or_spec, str) and is_npu_spelling(type_or_spec):
-        parsed = _parse_npu_string(type_or_spec)
-        if index is not None:
-            if parsed is not None:
-                raise RuntimeError(
-                    f"type (string) must not include an index because index was passed "
-                    f"explicitly: {type_or_spec}"
-                )
-            parsed = index
-        return NpuDevice(parsed)
-    if index is None:
-        return TorchDevice(type_or_spec)
-    return TorchDevice(type_or_spec, index)
+        return spec
+    parsed = _parse_npu_string(spec)
+    if index is not None:
+        if parsed is not None:
+            raise RuntimeError(
+                "type (string) must not include an index because index was passed "
+                f"explicitly: {spec}"
+            )
+        parsed = index
+    return NpuDevice(parsed)
 
 
 class _DeviceMeta(type):

@@ -7,6 +7,7 @@ that an npu tensor aliases counts while the npu tensor lives, and a storage resi
 keeps the size it had when first seen.
 """
 
+import collections
 import threading
 import weakref
 
@@ -15,6 +16,11 @@ from torch._C import DisableTorchFunction
 
 _lock = threading.Lock()
 _live = {}  # storage data_ptr -> [npu tensor objects alive on it, nbytes]
+_finalizers = {}  # id of a tracked tensor object -> its weakref.finalize
+# Storages released by finalizers, not yet subtracted. Finalizers run whenever the garbage
+# collector does, possibly inside a locked section on the same thread, so they only append
+# here (and drop their own key); the locked functions drain it.
+_pending = collections.deque()
 _state = {"allocated": 0, "peak": 0}
 
 
@@ -24,11 +30,18 @@ def _storage_of(t):
     return s.data_ptr(), s.nbytes()
 
 
-def _release(ptr):
-    with _lock:
+def _release(ptr, key):
+    _finalizers.pop(key, None)
+    _pending.append(ptr)
+
+
+def _drain():
+    """Subtracts released storages; the caller holds _lock."""
+    while _pending:
+        ptr = _pending.popleft()
         entry = _live.get(ptr)
         if entry is None:
-            return
+            continue
         entry[0] -= 1
         if entry[0] == 0:
             del _live[ptr]
@@ -44,6 +57,9 @@ def track(t):
     if ptr == 0:
         return
     with _lock:
+        _drain()
+        if id(t) in _finalizers:
+            return
         entry = _live.get(ptr)
         if entry is None:
             _live[ptr] = [1, nbytes]
@@ -51,11 +67,20 @@ def track(t):
             _state["peak"] = max(_state["peak"], _state["allocated"])
         else:
             entry[0] += 1
-    weakref.finalize(t, _release, ptr)
+        _finalizers[id(t)] = weakref.finalize(t, _release, ptr, id(t))
+
+
+def untrack(t):
+    """Stops counting t (it left the npu while alive)."""
+    fin = _finalizers.get(id(t))
+    if fin is not None:
+        fin()  # runs _release now; a finalizer runs at most once
 
 
 def allocated():
-    return _state["allocated"]
+    with _lock:
+        _drain()
+        return _state["allocated"]
 
 
 def peak():
@@ -64,4 +89,5 @@ def peak():
 
 def reset_peak():
     with _lock:
+        _drain()
         _state["peak"] = _state["allocated"]

@@ -10,7 +10,7 @@ import functools
 import torch
 
 from . import _device
-from ._tensor import NpuTensor, plain, tensor_npu, tensor_to, to_npu
+from ._tensor import NpuTensor, adopt, plain, relabel, relabel_parameter, tensor_npu, tensor_to
 
 _state = {"default_npu": False, "native_set_default_device": None}
 
@@ -37,7 +37,7 @@ def _make_on_npu(orig, args, kwargs, copy_input):
     out = orig(*args, **kwargs)
     if copy_input and args and not isinstance(args[0], NpuTensor):
         out = plain(out).clone()
-    out = to_npu(out)
+    out = adopt(out)
     if requires_grad:
         out.requires_grad_(True)
     return out
@@ -76,7 +76,7 @@ def _wrap_new_method(orig):
 def _mentions_npu(args, kwargs):
     """True when Tensor.to's arguments name the npu (or an npu tensor to follow)."""
     first = args[0] if args else None
-    if isinstance(first, NpuTensor) or isinstance(kwargs.get("other"), NpuTensor):
+    if isinstance(first, NpuTensor):
         return True
     if first is not None and not isinstance(first, (torch.dtype, torch.Tensor)):
         if _device.npu_target(first):
@@ -98,27 +98,19 @@ def _wrap_tensor_to(orig):
 # ---- nn.Module ----------------------------------------------------------------------------
 
 def _relabel_module(module, on_npu):
-    """Marks a module's parameters and buffers as npu (or cpu) tensors, in place.
-
-    Parameters keep their identity (an optimizer built before .npu() still holds them):
-    their class changes between nn.Parameter and NpuTensor flagged _is_param, the flag
-    torch 1.13 uses for parameters of tensor subclasses. Buffers are replaced.
-    """
+    """Marks a module's parameters, their grads and its buffers as npu (or cpu) tensors, in
+    place: an optimizer built before .npu() still holds the same parameter objects."""
     for m in module.modules():
-        for name, p in m._parameters.items():
+        for p in m._parameters.values():
             if p is None:
                 continue
-            if on_npu and type(p) is torch.nn.Parameter:
-                p.__class__ = NpuTensor
-                p._is_param = True
-            elif not on_npu and type(p) is NpuTensor:
-                p.__class__ = torch.nn.Parameter
+            relabel_parameter(p, on_npu)
             g = torch._C._TensorBase.grad.__get__(p)
             if g is not None:
-                p.grad = to_npu(g) if on_npu else plain(g)
-        for name, b in m._buffers.items():
+                relabel(g, on_npu)
+        for b in m._buffers.values():
             if b is not None:
-                m._buffers[name] = to_npu(b) if on_npu else plain(b)
+                relabel(b, on_npu)
 
 
 def _module_to_target(args, kwargs):
@@ -163,6 +155,45 @@ def _wrap_module_cpu(orig):
 
     cpu.__tilejit_npu_original__ = orig
     return cpu
+
+
+# ---- torch.load ----------------------------------------------------------------------------
+
+def _relocate(obj, on_npu):
+    """Moves every tensor (and nn.Module) in a loaded object to the npu, or off it."""
+    if isinstance(obj, torch.nn.Module):
+        return obj.npu() if on_npu else obj.cpu()
+    if isinstance(obj, torch.Tensor):
+        return relabel(obj, on_npu)
+    if isinstance(obj, dict):
+        for key in list(obj):
+            obj[key] = _relocate(obj[key], on_npu)
+        return obj
+    if isinstance(obj, list):
+        obj[:] = [_relocate(x, on_npu) for x in obj]
+        return obj
+    if isinstance(obj, tuple) and not hasattr(obj, "_fields"):
+        return tuple(_relocate(x, on_npu) for x in obj)
+    return obj
+
+
+def _wrap_load(orig):
+    """torch.load with map_location naming the npu ("npu", "npu:0", torch.device("npu"),
+    0): loads on the cpu, then moves the tensors found in the result to the npu. An explicit
+    cpu map_location brings tensors saved from the npu back as cpu tensors."""
+
+    @functools.wraps(orig)
+    def load(f, map_location=None, *args, **kwargs):
+        if isinstance(map_location, (dict,)) or callable(map_location):
+            return orig(f, map_location, *args, **kwargs)
+        target = _device.npu_target(map_location)
+        if target is None:
+            return orig(f, map_location, *args, **kwargs)
+        loaded = orig(f, "cpu" if target else map_location, *args, **kwargs)
+        return _relocate(loaded, target)
+
+    load.__tilejit_npu_original__ = orig
+    return load
 
 
 # ---- default device, dtypes ---------------------------------------------------------------
@@ -223,6 +254,7 @@ def install_patches():
     _patch(torch.nn.Module, "to", _wrap_module_to)
     _patch(torch.nn.Module, "cpu", _wrap_module_cpu)
     torch.nn.Module.npu = _module_npu
+    _patch(torch, "load", _wrap_load)
     native = getattr(torch, "set_default_device", None)
     if native is not set_default_device:
         _state["native_set_default_device"] = native

@@ -18,12 +18,9 @@ import torch
 from torch._C import DisableTorchFunction
 
 from . import _device, _memory
+from ._lowp import call, map_tensors, tensors_in
 
 _TensorBase = torch._C._TensorBase
-
-# Low-precision dtypes the fallback upcasts, keyed by the name torch's errors use.
-_LOW_NAMES = {torch.float16: "'Half'", torch.bfloat16: "'BFloat16'"}
-_LOW_PRECISION_HINTS = ("Low precision dtypes not supported",)
 
 # Operations that legitimately take tensors of both devices (copies, indexing with cpu
 # indices, `.data =` as in nn.Module.cpu()).
@@ -53,7 +50,9 @@ class NpuTensor(torch.Tensor):
         # Saved as a plain CPU tensor plus "put it on the npu", so torch.save keeps the
         # device and torch.load restores an npu tensor where tilejit.npu is importable. The
         # instance dict carries nn.Parameter's _is_param flag.
-        return (_rebuild_npu, (plain(self), self.requires_grad, dict(self.__dict__)))
+        with DisableTorchFunction():
+            data = _TensorBase.detach(self)
+        return (_rebuild_npu, (data, self.requires_grad, dict(self.__dict__)))
 
     def __deepcopy__(self, memo):
         # torch's default goes through new_empty() with __torch_function__ disabled, which
@@ -66,22 +65,26 @@ class NpuTensor(torch.Tensor):
         with DisableTorchFunction(), torch.no_grad():
             data = _TensorBase.clone(self, memory_format=torch.preserve_format)
             grad = _TensorBase.grad.__get__(self)
-        out = to_npu(data, requires_grad=self.requires_grad)
+        out = adopt(data.requires_grad_(self.requires_grad))
         memo[id(self)] = out
         out.__dict__.update(copy.deepcopy(self.__dict__, memo))
         if grad is not None:
-            out.grad = copy.deepcopy(to_npu(grad), memo)
+            out.grad = copy.deepcopy(adopt(grad.clone()), memo)
         return out
 
     def __repr__(self, *, tensor_contents=None):
-        # torch prints subclasses as "NpuTensor(...)"; torch_npu's tensors print as
-        # "tensor(..., device='npu:0')", so the prefix and its indentation are rewritten.
+        # torch prints subclasses as "NpuTensor(...)" (parameters as "Parameter(NpuTensor(
+        # ...))"); torch_npu prints "tensor(..., device='npu:0')", so the prefix and its
+        # indentation are rewritten.
         text = torch.Tensor.__repr__(self, tensor_contents=tensor_contents)
+        is_param = getattr(self, "_is_param", False)
+        if is_param and text.startswith("Parameter(") and text.endswith(")"):
+            text = text[len("Parameter("):-1]
         head = type(self).__name__ + "("
-        if not text.startswith(head):
-            return text
-        pad = " " * (len(head) - len("tensor("))
-        return "tensor(" + text[len(head):].replace("\n" + pad, "\n")
+        if text.startswith(head):
+            pad = " " * (len(head) - len("tensor("))
+            text = "tensor(" + text[len(head):].replace("\n" + pad, "\n")
+        return "Parameter containing:\n" + text if is_param else text
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -89,59 +92,71 @@ class NpuTensor(torch.Tensor):
 
 
 def _rebuild_npu(tensor, requires_grad, state=None):
-    out = to_npu(tensor, requires_grad=requires_grad)
+    out = adopt(tensor.requires_grad_(requires_grad))
     out.__dict__.update(state or {})
     return out
 
 
 def plain(t):
-    """The same tensor (same memory, same autograd history) as a plain torch.Tensor."""
+    """t as a plain torch.Tensor: itself if it is one, else a view of the same memory with
+    the same autograd history."""
+    if type(t) is torch.Tensor:
+        return t
     with DisableTorchFunction():
         return _TensorBase.as_subclass(t, torch.Tensor)
 
 
-def to_npu(t, requires_grad=None):
-    """`t` as an NpuTensor sharing its memory; NpuTensors are returned as they are.
+def relabel(t, on_npu):
+    """Moves a tensor object between cpu and npu in place by changing its class (plain
+    torch.Tensor <-> NpuTensor; same memory, same autograd node, same identity). Other
+    classes are left alone. Returns t."""
+    if on_npu and type(t) is torch.Tensor:
+        t.__class__ = NpuTensor
+        _memory.track(t)
+    elif not on_npu and type(t) is NpuTensor:
+        _memory.untrack(t)
+        t.__class__ = torch.Tensor
+    return t
 
-    A leaf that requires grad stays a leaf (made with _make_subclass, as nn.Parameter
-    does), so factories' requires_grad=True gives a tensor whose .grad is filled.
+
+def relabel_parameter(p, on_npu):
+    """relabel() for an nn.Parameter: on the npu it becomes an NpuTensor flagged _is_param
+    (torch 1.13's mark of a parameter of a tensor subclass); back on the cpu, nn.Parameter.
+    Parameters of other classes are left alone."""
+    if on_npu and type(p) is torch.nn.Parameter:
+        p.__class__ = NpuTensor
+        p._is_param = True
+        _memory.track(p)
+    elif not on_npu and type(p) is NpuTensor:
+        _memory.untrack(p)
+        p.__class__ = torch.nn.Parameter
+    return p
+
+
+def adopt(t):
+    """A tensor nobody else holds (an op's fresh result) as an NpuTensor, in place.
+
+    Relabelling the object itself, rather than viewing it through as_subclass, keeps its
+    grad_fn (no AliasBackward node), its leaf-ness and requires_grad, and `.grad is .grad`.
     """
     if isinstance(t, NpuTensor):
         return t
+    if type(t) is torch.Tensor:
+        return relabel(t, True)
+    return to_npu(t)
+
+
+def to_npu(t):
+    """A view of t's memory as an NpuTensor (t itself when it is one already); t is not
+    changed. A leaf that requires grad gives a leaf (as nn.Parameter is made)."""
+    if isinstance(t, NpuTensor):
+        return t
     with DisableTorchFunction():
-        if requires_grad is None:
-            requires_grad = t.requires_grad and t.grad_fn is None
-        if requires_grad:
+        if t.requires_grad and t.grad_fn is None:
             out = torch.Tensor._make_subclass(NpuTensor, t, True)
         else:
             out = _TensorBase.as_subclass(t, NpuTensor)
     _memory.track(out)
-    return out
-
-
-def _map(obj, fn):
-    """Applies fn to every tensor in obj (nested lists, tuples, named tuples and dicts)."""
-    if isinstance(obj, torch.Tensor):
-        return fn(obj)
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return type(obj)(*(_map(x, fn) for x in obj))
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_map(x, fn) for x in obj)
-    if isinstance(obj, dict):
-        return {k: _map(v, fn) for k, v in obj.items()}
-    return obj
-
-
-def _tensors(obj, out):
-    """Appends every tensor in obj (as _map walks it) to out; returns out."""
-    if isinstance(obj, torch.Tensor):
-        out.append(obj)
-    elif isinstance(obj, (list, tuple)):
-        for x in obj:
-            _tensors(x, out)
-    elif isinstance(obj, dict):
-        for x in obj.values():
-            _tensors(x, out)
     return out
 
 
@@ -176,82 +191,6 @@ def _pop_device(kwargs):
     return target
 
 
-def _low_dtype_of_failure(err, tensors):
-    """The low-precision dtype a RuntimeError says CPU torch lacks a kernel for, or None."""
-    msg = str(err)
-    for dtype, name in _LOW_NAMES.items():
-        if f"not implemented for {name}" in msg:
-            return dtype
-    if any(hint in msg for hint in _LOW_PRECISION_HINTS):
-        for t in tensors:
-            if t.dtype in _LOW_NAMES:
-                return t.dtype
-    return None
-
-
-def _retry_in_float(func, args, kwargs, low):
-    """Runs func with `low`-dtype tensors (and dtype arguments) upcast to float32.
-
-    Floating float32 results are rounded back to `low`, unless the caller asked for float32
-    explicitly. An upcast copy that func modified in place (in-place methods, out=,
-    inplace=True) is copied back into its original, and a result that is such a copy is
-    replaced by the original, so in-place semantics survive the detour.
-    """
-    copies = []  # (original, float32 copy, copy's version right after creation)
-
-    def up(t):
-        if t.dtype != low:
-            return t
-        c = t.float()
-        copies.append((t, c, c._version))
-        return c
-
-    def up_arg(a):
-        return torch.float32 if a is low else _map(a, up)
-
-    fargs = [up_arg(a) for a in args]
-    fkwargs = {k: up_arg(v) for k, v in kwargs.items()}
-    keep_float = kwargs.get("dtype") is torch.float32
-    result = func(*fargs, **fkwargs)
-    for orig, c, version in copies:
-        if c._version != version:
-            orig.copy_(c)
-
-    def down(r):
-        for orig, c, _ in copies:
-            if r is c:
-                return orig
-        if r.dtype == torch.float32 and not keep_float:
-            return r.to(low)
-        return r
-
-    return _map(result, down)
-
-
-# (func, dtype) pairs seen failing for want of a low-precision CPU kernel: later calls go
-# straight to float32, since building torch's error (with its C++ backtrace) costs
-# milliseconds. Computing such a call in float32 is what the fallback promises anyway.
-_FLOAT_ONLY = set()
-
-
-def _call(func, args, kwargs, tensors):
-    """func under DisableTorchFunction, with the low-precision fallback."""
-    with DisableTorchFunction():
-        if _FLOAT_ONLY:
-            for t in tensors:
-                if (func, t.dtype) in _FLOAT_ONLY:
-                    return _retry_in_float(func, args, kwargs, t.dtype)
-        try:
-            return func(*args, **kwargs)
-        except RuntimeError as err:
-            low = _low_dtype_of_failure(err, tensors)
-            if low is None:
-                raise
-            result = _retry_in_float(func, args, kwargs, low)
-            _FLOAT_ONLY.add((func, low))
-            return result
-
-
 def _wrap_result(ret, inputs, to_device):
     """Puts op results on the npu (to_device True) or returns them plain (False).
 
@@ -264,25 +203,22 @@ def _wrap_result(ret, inputs, to_device):
             if r is t:
                 return r
         if to_device:
-            return to_npu(r)
+            return adopt(r)
         return plain(r) if isinstance(r, NpuTensor) else r
 
     if isinstance(ret, torch.Tensor):
         return wrap(ret)
     if ret is None or isinstance(ret, (bool, int, float)):
         return ret
-    return _map(ret, wrap)
+    return map_tensors(ret, wrap)
 
 
 def _grad_get(t):
-    """`t.grad` for an npu tensor: autograd stores plain grads; they are moved (once) to npu."""
+    """`t.grad` for an npu tensor: autograd stores plain grads; they become npu tensors in
+    place, so the grad is the same object on every access."""
     with DisableTorchFunction():
         g = _TensorBase.grad.__get__(t)
-        if g is None or isinstance(g, NpuTensor):
-            return g
-        g = to_npu(g)
-        _TensorBase.grad.__set__(t, g)
-        return g
+    return g if g is None else adopt(g)
 
 
 def dispatch(func, args, kwargs):
@@ -291,9 +227,9 @@ def dispatch(func, args, kwargs):
     if special is not None:
         return special(*args, **kwargs)
     target = _pop_device(kwargs)
-    tensors = _tensors(kwargs, _tensors(args, []))
+    tensors = tensors_in(kwargs, tensors_in(args, []))
     _check_same_device(func, tensors)
-    ret = _call(func, args, kwargs, tensors)
+    ret = call(func, args, kwargs, tensors)
     if func in _NO_WRAP:
         return ret
     return _wrap_result(ret, tensors, target is not False)
@@ -304,7 +240,7 @@ def dispatch(func, args, kwargs):
 def tensor_cpu(self, memory_format=torch.preserve_format):
     """npu -> cpu: a plain tensor holding a copy (new memory, as a real device copy)."""
     with DisableTorchFunction():
-        return plain(_TensorBase.clone(self, memory_format=memory_format))
+        return _TensorBase.clone(self, memory_format=memory_format)
 
 
 def tensor_npu(self, device=None, non_blocking=False, memory_format=torch.preserve_format):
@@ -314,7 +250,7 @@ def tensor_npu(self, device=None, non_blocking=False, memory_format=torch.preser
     if isinstance(self, NpuTensor):
         return self
     with DisableTorchFunction():
-        return to_npu(_TensorBase.clone(self, memory_format=memory_format))
+        return adopt(_TensorBase.clone(self, memory_format=memory_format))
 
 
 def _parse_to(args, kwargs):
@@ -344,15 +280,15 @@ def tensor_to(self, *args, **kwargs):
     with DisableTorchFunction():
         if target is None:
             out = _TensorBase.to(self, *args, **kwargs)
-            return out if out is self else (to_npu(out) if src_npu else out)
+            return out if out is self else (adopt(out) if src_npu else out)
         if target and not src_npu:
             kwargs["copy"] = True  # a new tensor on the npu, not the cpu one relabelled
-            return to_npu(_TensorBase.to(self, *args, **kwargs))
+            return adopt(_TensorBase.to(self, *args, **kwargs))
         if not target and src_npu:
             kwargs["copy"] = True
-            return plain(_TensorBase.to(self, *args, **kwargs))
+            return _TensorBase.to(self, *args, **kwargs)
         out = _TensorBase.to(self, *args, **kwargs)
-        return out if out is self else (to_npu(out) if src_npu else out)
+        return out if out is self else (adopt(out) if src_npu else out)
 
 
 def _numpy(self, *args, **kwargs):
