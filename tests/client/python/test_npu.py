@@ -590,3 +590,28 @@ def test_load_with_npu_map_location(tmp_path):
     back = torch.load(path, map_location="cpu")["w"]
     assert type(back) is torch.Tensor and back.tolist() == [0.0, 1.0, 2.0]
     assert type(torch.load(path, map_location=lambda s, loc: s)["w"]) is tnpu.NpuTensor
+
+
+def test_adam_training_with_clipping_and_state_dict():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(),
+                                torch.nn.LayerNorm(16), torch.nn.Linear(16, 2)).npu()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    x = torch.randn(32, 8, device="npu")
+    y = torch.randint(0, 2, (32,), device="npu")
+    losses = []
+    for _ in range(15):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0]
+    assert all(is_npu(s["exp_avg"]) for s in opt.state.values())
+    state = model.state_dict()
+    assert all(is_npu(v) for v in state.values())
+    copy_ = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(),
+                                torch.nn.LayerNorm(16), torch.nn.Linear(16, 2))
+    copy_.load_state_dict({k: v.cpu() for k, v in state.items()})
+    assert torch.equal(copy_.npu()(x).cpu(), model(x).cpu())

@@ -208,9 +208,9 @@ def _wrap_result(ret, inputs, to_device):
 
     if isinstance(ret, torch.Tensor):
         return wrap(ret)
-    if ret is None or isinstance(ret, (bool, int, float)):
-        return ret
-    return map_tensors(ret, wrap)
+    if isinstance(ret, (list, tuple, dict)) and not isinstance(ret, torch.Size):
+        return map_tensors(ret, wrap)
+    return ret
 
 
 def _grad_get(t):
