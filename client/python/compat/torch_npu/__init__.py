@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`import torch_npu` for scripts written for Ascend: installs tilejit's simulated npu.
 
 Importing this module calls tilejit.npu.install(), which makes `tensor.npu()`,

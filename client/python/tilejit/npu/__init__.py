@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tilejit's simulated NPU as torch's `npu` device, for torch 1.13 (CPU build).
 
     import tilejit.npu

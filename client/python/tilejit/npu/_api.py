@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The `torch.npu` namespace for the simulated npu.
 
 Every npu operation runs synchronously on the host (there is no queue), so synchronize() has

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The simulated npu as a device object, and the `torch.device` that accepts it.
 
 Torch 1.13's C++ device parser knows a fixed list of device types ("npu" is not one of them)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The float16/bfloat16 fallback of npu tensors: CPU torch 1.13 lacks many Half kernels.
 
 A call that fails with "... not implemented for 'Half'" (or 'BFloat16', or linalg's "Low

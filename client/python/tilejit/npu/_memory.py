@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bytes held by npu tensors, for torch.npu.memory_allocated() and its peak.
 
 Every NpuTensor object made by tilejit.npu is registered here by the storage it views; a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The patches install() applies to torch: factories, Tensor and Module methods, dtypes.
 
 Each patch keeps torch's behaviour for every call that does not involve the npu: a wrapped

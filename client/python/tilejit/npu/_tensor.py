@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """NpuTensor: a CPU tensor that lives on the simulated npu.
 
 An NpuTensor is a `torch.Tensor` subclass over ordinary CPU memory (so `data_ptr()` is a host
