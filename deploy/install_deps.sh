@@ -13,7 +13,7 @@ PACKAGES=(
   libopenblas-dev libopenblas0-pthread
   # tests and benchmarks (Node.js and npm for the e2e reflection client: see below)
   python3 python3-numpy python3-pytest python3-grpcio redis-server binutils
-  # the Python runtime binding's tests (tests/client/python): torch CPU tensors, per-test timeouts
+  # the Python package's tests (tests/client/python): torch 1.13 CPU, per-test timeouts
   python3-torch python3-pytest-timeout
 )
 
