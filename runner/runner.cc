@@ -3,6 +3,7 @@
 // does not leak device memory.
 #include "runner/runner.h"
 
+#include <algorithm>
 #include <string>
 
 namespace tilejit::runner {
@@ -46,49 +47,74 @@ Status CheckInput(const target::KernelParam& p, const NpyArray& a, size_t index)
 
 }  // namespace
 
-Result<RunResult> RunKernel(Device& device, KernelId id, std::span<const NpyArray> inputs,
-                            const LaunchOptions& options) {
+Result<LaunchReport> LaunchWithParams(Device& device, KernelId id, const ParamBuffers& buffers,
+                                      const LaunchOptions& options, uint64_t* highest_address) {
   const KernelImage* image = device.GetKernel(id);
   if (image == nullptr) return NotFound("no kernel with id " + std::to_string(id));
   const target::KernelMetadata& m = image->metadata;
   Allocations allocs(device);
   std::vector<uint64_t> args;
   std::vector<Tensor> tensors;
-  size_t next_input = 0;
-  for (const target::KernelParam& p : m.params) {
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    const target::KernelParam& p = m.params[i];
     const bool is_input = p.role == ParamRole::kInput;
-    if (is_input && next_input >= inputs.size()) {
-      return InvalidArgument("kernel '" + m.kernel_name + "' takes more inputs than the " +
-                             std::to_string(inputs.size()) + " given");
-    }
-    if (is_input) TILEJIT_RETURN_IF_ERROR(CheckInput(p, inputs[next_input], next_input));
     TILEJIT_ASSIGN_OR_RETURN(Tensor t, device.Allocate(p.dtype, p.shape, p.name, is_input));
     allocs.Add(t);
-    if (is_input) {
-      TILEJIT_RETURN_IF_ERROR(device.CopyToDevice(t, inputs[next_input].data));
-      ++next_input;
-    }
+    if (highest_address != nullptr) *highest_address = std::max(*highest_address, t.addr + t.bytes);
+    if (is_input) TILEJIT_RETURN_IF_ERROR(buffers.copy_in(i, t));
     args.push_back(t.addr);
     tensors.push_back(std::move(t));
   }
-  if (next_input != inputs.size()) {
-    return InvalidArgument("kernel '" + m.kernel_name + "' takes " + std::to_string(next_input) +
+  TILEJIT_ASSIGN_OR_RETURN(LaunchReport report, device.Launch(id, args, options));
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    if (m.params[i].role == ParamRole::kOutput) {
+      TILEJIT_RETURN_IF_ERROR(buffers.copy_out(i, tensors[i]));
+    }
+  }
+  return report;
+}
+
+Result<RunResult> RunKernel(Device& device, KernelId id, std::span<const NpyArray> inputs,
+                            const LaunchOptions& options) {
+  const KernelImage* image = device.GetKernel(id);
+  if (image == nullptr) return NotFound("no kernel with id " + std::to_string(id));
+  const target::KernelMetadata& m = image->metadata;
+  // Inputs are the input parameters in order; outputs come back in out_idx order.
+  std::vector<int> input_of(m.params.size(), -1);
+  size_t n = 0;
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    if (m.params[i].role != ParamRole::kInput) continue;
+    if (n >= inputs.size()) {
+      return InvalidArgument("kernel '" + m.kernel_name + "' takes more inputs than the " +
+                             std::to_string(inputs.size()) + " given");
+    }
+    TILEJIT_RETURN_IF_ERROR(CheckInput(m.params[i], inputs[n], n));
+    input_of[i] = static_cast<int>(n++);
+  }
+  if (n != inputs.size()) {
+    return InvalidArgument("kernel '" + m.kernel_name + "' takes " + std::to_string(n) +
                            " inputs, " + std::to_string(inputs.size()) + " given");
   }
-  RunResult out;
-  TILEJIT_ASSIGN_OR_RETURN(out.report, device.Launch(id, args, options));
   for (int idx : m.out_idx) {
-    if (idx < 0 || idx >= static_cast<int>(tensors.size())) {
+    if (idx < 0 || idx >= static_cast<int>(m.params.size())) {
       return InvalidArgument("out_idx " + std::to_string(idx) + " is not a parameter");
     }
-    const Tensor& t = tensors[idx];
-    NpyArray a;
+  }
+  std::vector<NpyArray> by_param(m.params.size());
+  ParamBuffers buffers;
+  buffers.copy_in = [&](size_t i, const Tensor& t) {
+    return device.CopyToDevice(t, inputs[input_of[i]].data);
+  };
+  buffers.copy_out = [&](size_t i, const Tensor& t) {
+    NpyArray& a = by_param[i];
     a.dtype = t.dtype;
     a.shape = t.shape;
     a.data.resize(t.bytes);
-    TILEJIT_RETURN_IF_ERROR(device.CopyFromDevice(t, a.data));
-    out.outputs.push_back(std::move(a));
-  }
+    return device.CopyFromDevice(t, a.data);
+  };
+  RunResult out;
+  TILEJIT_ASSIGN_OR_RETURN(out.report, LaunchWithParams(device, id, buffers, options));
+  for (int idx : m.out_idx) out.outputs.push_back(std::move(by_param[idx]));
   return out;
 }
 

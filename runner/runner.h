@@ -9,6 +9,8 @@
 // Thread-compatible like the Device it uses.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -25,5 +27,19 @@ struct RunResult {
 
 Result<RunResult> RunKernel(Device& device, KernelId id, std::span<const NpyArray> inputs,
                             const LaunchOptions& options);
+
+// The allocation convention underneath RunKernel, for callers that bring their own buffers
+// (the C runtime): allocates every parameter of the kernel in metadata order (inputs
+// initialised by `copy_in`, outputs and workspaces never-written), launches, calls `copy_out`
+// for every output parameter (in parameter order) and frees everything on every path.
+// `highest_address`, when given, receives the end of the highest GM byte allocated.
+struct ParamBuffers {
+  // (parameter index, its tensor) -> fill / read the tensor's bytes.
+  std::function<Status(size_t, const Tensor&)> copy_in;
+  std::function<Status(size_t, const Tensor&)> copy_out;
+};
+Result<LaunchReport> LaunchWithParams(Device& device, KernelId id, const ParamBuffers& buffers,
+                                      const LaunchOptions& options,
+                                      uint64_t* highest_address = nullptr);
 
 }  // namespace tilejit::runner

@@ -12,27 +12,13 @@
 #include <utility>
 
 #include "compiler/target/binary.h"
+#include "runner/runner.h"
 #include "runner/runtime/abi_types.h"
 
 namespace tilejit::runner::runtime {
 namespace {
 
 using target::ParamRole;
-
-class Allocations {
- public:
-  explicit Allocations(Device& d) : device_(d) {}
-  ~Allocations() {
-    for (const Tensor& t : tensors_) (void)device_.Free(t);
-  }
-  Allocations(const Allocations&) = delete;
-  Allocations& operator=(const Allocations&) = delete;
-  void Add(const Tensor& t) { tensors_.push_back(t); }
-
- private:
-  Device& device_;
-  std::vector<Tensor> tensors_;
-};
 
 uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
@@ -132,33 +118,20 @@ Result<LaunchReport> Module::Launch(std::span<void* const> host, const LaunchOpt
 
 Result<LaunchReport> Module::LaunchOn(sim::SimDevice& device, std::span<void* const> host,
                                       const LaunchOptions& options, uint64_t* highest_address) {
+  // host[] holds one buffer per non-workspace parameter, in parameter order.
   const target::KernelMetadata& m = image_.metadata;
-  Allocations allocs(device);
-  std::vector<uint64_t> args;
-  args.reserve(m.params.size());
-  std::vector<std::pair<Tensor, void*>> outputs;
-  size_t next_buffer = 0;
-  for (const target::KernelParam& p : m.params) {
-    const bool is_input = p.role == ParamRole::kInput;
-    TILEJIT_ASSIGN_OR_RETURN(Tensor t, device.Allocate(p.dtype, p.shape, p.name, is_input));
-    allocs.Add(t);
-    *highest_address = std::max(*highest_address, t.addr + t.bytes);
-    if (p.role != ParamRole::kWorkspace) {
-      void* data = host[next_buffer++];
-      if (is_input) {
-        TILEJIT_RETURN_IF_ERROR(
-            device.CopyToDevice(t, {static_cast<const uint8_t*>(data), t.bytes}));
-      } else {
-        outputs.emplace_back(t, data);
-      }
-    }
-    args.push_back(t.addr);
+  std::vector<void*> buffer_of(m.params.size(), nullptr);
+  for (size_t i = 0, next = 0; i < m.params.size(); ++i) {
+    if (m.params[i].role != ParamRole::kWorkspace) buffer_of[i] = host[next++];
   }
-  TILEJIT_ASSIGN_OR_RETURN(LaunchReport report, device.Launch(0, args, options));
-  for (const auto& [t, data] : outputs) {
-    TILEJIT_RETURN_IF_ERROR(device.CopyFromDevice(t, {static_cast<uint8_t*>(data), t.bytes}));
-  }
-  return report;
+  ParamBuffers buffers;
+  buffers.copy_in = [&](size_t i, const Tensor& t) {
+    return device.CopyToDevice(t, {static_cast<const uint8_t*>(buffer_of[i]), t.bytes});
+  };
+  buffers.copy_out = [&](size_t i, const Tensor& t) {
+    return device.CopyFromDevice(t, {static_cast<uint8_t*>(buffer_of[i]), t.bytes});
+  };
+  return LaunchWithParams(device, 0, buffers, options, highest_address);
 }
 
 }  // namespace tilejit::runner::runtime
