@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# tools/upstream_suite.sh DIR [pytest args...]
+#
+# Runs TileLang-Ascend's language tests (DIR/testing/python/language of a checkout; its files
+# are read in place, never copied here) through tilejit's compatibility path
+# (client/python/compat: `import tilelang` is tilejit) against a tilejitd this script starts on
+# a free loopback port with a temporary cache, and stops. Prints passed / failed / errors /
+# skipped per file and overall, then one line per failing case with the first line of its
+# error (tools/upstream_report.py reads pytest's JUnit XML). A developer-run measure: CI runs the
+# project's own tests.
+#
+#   BUILD_DIR=build (default)   the build tree: tilejitd, libtilejit_runtime.so, generated Python
+#   TIMEOUT=300 (default)       per-test timeout in seconds (pytest-timeout)
+# The checkout: the public repository tile-ai/tilelang-ascend at commit 95acbd7f.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+DIR=${1:?usage: tools/upstream_suite.sh DIR [pytest args...]}
+shift
+BUILD_DIR=$(cd "${BUILD_DIR:-$ROOT/build}" && pwd)
+TESTS="$DIR/testing/python/language"
+[ -d "$TESTS" ] || { echo "upstream_suite: no $TESTS (a TileLang-Ascend checkout?)" >&2; exit 2; }
+[ -x "$BUILD_DIR/server/tilejitd" ] || {
+  echo "upstream_suite: no $BUILD_DIR/server/tilejitd: build it first" \
+    "(cmake --build $BUILD_DIR --target tilejitd tilejit_runtime)" >&2
+  exit 2
+}
+if [ -d "$DIR/.git" ]; then
+  echo "upstream checkout: $(git -C "$DIR" log --oneline -1)"
+fi
+
+WORK=$(mktemp -d)
+DAEMON=""
+cleanup() {
+  if [ -n "$DAEMON" ]; then
+    kill -TERM "$DAEMON" 2>/dev/null || true
+    wait "$DAEMON" 2>/dev/null || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+"$BUILD_DIR/server/tilejitd" --listen 127.0.0.1:0 --cache-path "$WORK/kernels.sqlite" \
+  --log-level warn --drain-grace-seconds 2 > "$WORK/daemon.out" 2> "$WORK/daemon.log" &
+DAEMON=$!
+PORT=""
+for _ in $(seq 1 200); do
+  PORT=$(sed -n 's/^tilejitd listening on port \([0-9]*\)$/\1/p' "$WORK/daemon.out")
+  [ -n "$PORT" ] && break
+  kill -0 "$DAEMON" 2>/dev/null || { cat "$WORK/daemon.log" >&2; exit 1; }
+  sleep 0.05
+done
+[ -n "$PORT" ] || { echo "upstream_suite: tilejitd did not start" >&2; exit 1; }
+
+export TILEJIT_SERVER="127.0.0.1:$PORT"
+export PYTHONPATH="$ROOT/client/python/compat:$ROOT/client/python:$BUILD_DIR/python${PYTHONPATH:+:$PYTHONPATH}"
+status=0
+(cd "$TESTS" && /usr/bin/python3 -m pytest -q -p no:cacheprovider --timeout="${TIMEOUT:-300}" \
+  --junitxml="$WORK/junit.xml" "$@" .) > "$WORK/pytest.log" 2>&1 || status=$?
+tail -n 3 "$WORK/pytest.log"
+if [ ! -s "$WORK/junit.xml" ]; then
+  cat "$WORK/pytest.log" >&2
+  exit 1
+fi
+/usr/bin/python3 "$ROOT/tools/upstream_report.py" "$WORK/junit.xml"
+exit 0
