@@ -106,8 +106,7 @@ def compile_prim(prim, settings):
 
 
 def _remember(key, kernel):
-    import os
-    if os.environ.get("TILEJIT_LAUNCH", "local") != "remote":
+    if kernel.launch_mode != "remote":
         kernel.module()  # fetch (or find locally) and load the binary now, not at first call
     if _memo_enabled[0]:
         with _memo_lock:

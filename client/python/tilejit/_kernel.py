@@ -12,7 +12,9 @@ Launch is local by default: the binary (fetched once by handle into the local bi
 runs in this process on the simulated NPU through libtilejit_runtime.so. $TILEJIT_LAUNCH=remote
 (or kernel.launch_mode = "remote") runs it on the daemon (the Launch RPC) instead. Checked
 mode ($TILEJIT_CHECK=1, or kernel.check_mode = "checked") runs the race detector and the
-other checks; any finding raises KernelFindingError naming the user's file and line.
+other checks; any finding raises KernelFindingError naming the user's file and line. The
+environment is read when the kernel object is made (its first compile in the process); the
+attributes change one kernel.
 """
 import os
 
@@ -104,8 +106,11 @@ class Kernel:
         self.out_idx, self.workspace_idx = self.metadata.out_idx, self.metadata.workspace_idx
         self.prim_func = prim_func
         self.source_map = SourceMap.from_response(response, files)
-        self.check_mode = None   # None: $TILEJIT_CHECK decides ("checked" when it is 1)
-        self.launch_mode = None  # None: $TILEJIT_LAUNCH decides ("remote", else local)
+        # "fast", "checked" or "perturbed" ($TILEJIT_CHECK=1: "checked"; None: the same rule)
+        self.check_mode = _runtime.default_mode()
+        # "local" or "remote" ($TILEJIT_LAUNCH)
+        self.launch_mode = "remote" if os.environ.get("TILEJIT_LAUNCH") == "remote" else "local"
+        self.host_threads = 0  # local launches: host threads for the blocks (0: up to 8)
         self._request = request
         self._binary, self._module, self._module_pid = None, None, None
         self._last = None
@@ -121,18 +126,20 @@ class Kernel:
     # ---- calling ---------------------------------------------------------------------------
 
     def __call__(self, *args, stream=None):
-        buffers, outputs = self._arrange(args)
+        buffers = args if len(args) == len(self._buffers) else self._arrange(args)
         mode = self.check_mode or _runtime.default_mode()
-        if (self.launch_mode or os.environ.get("TILEJIT_LAUNCH", "local")) == "remote":
+        if self.launch_mode == "remote":
             self._launch_remote(buffers, mode)
         else:
             self._launch_local(buffers, mode, False)
-        if len(outputs) == 1:
-            return outputs[0]
-        return outputs  # TileLang's: a list in out_idx order ([] without out_idx)
+        outs = self._out_positions
+        if len(outs) == 1:
+            return buffers[outs[0]]
+        return [buffers[p] for p in outs]  # TileLang's: a list in out_idx order ([]: none)
 
     def _arrange(self, args):
-        """(buffers in parameter order, outputs in out_idx order)."""
+        """The buffers in parameter order: every parameter given, or the inputs given and
+        the outputs allocated."""
         n = len(args)
         if n == len(self._buffers):
             buffers = list(args)
@@ -151,7 +158,7 @@ class Kernel:
                      f"its {len(self._inputs)} inputs ({names}) or all {len(self._buffers)} "
                      f"parameters ({every})")
             raise TypeError(f"kernel '{self._name}' takes {takes}; {n} given")
-        return buffers, [buffers[pos] for pos in self._out_positions]
+        return buffers
 
     def _check(self, buffers):
         """Raises TypeError / ValueError naming the first bad argument (None if all fine)."""
@@ -164,9 +171,15 @@ class Kernel:
 
     def _launch_local(self, buffers, mode, trace):
         module = self.module()
-        view = [_tensors.launchable(x) for x in buffers]
+        plain = _tensors.plain_types()
+        for x in buffers:
+            if type(x) not in plain:
+                view = [_tensors.launchable(x) for x in buffers]
+                break
+        else:
+            view = buffers
         try:
-            report = module.launch(view, mode=mode, trace=trace,
+            report = module.launch(view, mode=mode, trace=trace, host_threads=self.host_threads,
                                    write_back_inputs=self._in_place)
         except _runtime.TilejitRuntimeError as e:
             if e.status == "INVALID_ARGUMENT":
@@ -284,8 +297,8 @@ class Kernel:
             if self._in_place:
                 args = tuple(numpy.zeros(p.shape, dtype=_tensors.numpy_dtype(p.dtype))
                              for p in self._buffers)
-        buffers, _ = self._arrange(args)
-        report = self._launch_local(buffers, self.check_mode or _runtime.default_mode(), True)
+        report = self._launch_local(self._arrange(args),
+                                    self.check_mode or _runtime.default_mode(), True)
         with open(path, "w") as f:
             f.write(report.trace_json)
         return path

@@ -458,8 +458,9 @@ class Module:
             args = _LaunchArgs.from_buffer_copy(args)
             args.buffer_count, args.buffers = len(buffers), keep[0]
         report = ctypes.c_void_p()
-        self._lib.check(self._lib.dll.tj_launch(handle, ctypes.byref(args),
-                                                ctypes.byref(report)))
+        status = self._lib.dll.tj_launch(handle, ctypes.byref(args), ctypes.byref(report))
+        if status != _STATUS_OK:
+            self._lib.check(status)
         return Report(self._lib, report)
 
     def _make_args(self, state, options):
@@ -577,8 +578,10 @@ class Report:
     def __init__(self, lib, handle):
         self._lib, self._handle = lib, handle
         self._summary = _ReportSummary()
-        lib.check(lib.dll.tj_report_get_summary(handle, ctypes.byref(self._summary)))
-        self._cache = {}
+        status = lib.dll.tj_report_get_summary(handle, ctypes.byref(self._summary))
+        if status != _STATUS_OK:
+            lib.check(status)
+        self._cache = None
 
     ok = property(lambda self: bool(self._summary.ok), doc="No finding.")
     mode = property(lambda self: _MODE_NAMES.get(self._summary.mode, str(self._summary.mode)))
@@ -606,6 +609,8 @@ class Report:
         return self
 
     def _cached(self, key, make):
+        if self._cache is None:
+            self._cache = {}
         value = self._cache.get(key)
         if value is None:
             value = self._cache[key] = make()

@@ -14,6 +14,19 @@ def is_torch(x):
     return torch is not None and isinstance(x, torch.Tensor)
 
 
+_plain = set()
+
+
+def plain_types():
+    """The types the runtime takes as they are (numpy.ndarray, torch.Tensor), once imported."""
+    if len(_plain) < 2:
+        for module, name in (("numpy", "ndarray"), ("torch", "Tensor")):
+            m = sys.modules.get(module)
+            if m is not None:
+                _plain.add(getattr(m, name))
+    return _plain
+
+
 def launchable(x):
     """What the runtime takes for `x`: npu tensors as plain CPU tensors over the same memory
     (the runtime reads CPU tensors only), everything else as it is."""

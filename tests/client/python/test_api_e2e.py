@@ -16,6 +16,7 @@ The user files are in userfiles/.
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -175,11 +176,19 @@ print(c.client().origin, c.client().address)
 """
 
 
+def _closed_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # nothing listens on it once the socket is closed
+
+
 def test_two_processes_with_nothing_listening_share_one_private_daemon(tmp_path):
     run_dir, cache = tmp_path / "run", tmp_path / "cache"
     run_dir.mkdir(mode=0o700)
+    # The default address the package probes (localhost:50051 unless set) must not answer:
+    # a port nothing listens on, so the probe runs and fails as on a machine with no daemon.
     env = dict(os.environ, XDG_RUNTIME_DIR=str(run_dir), XDG_CACHE_HOME=str(cache),
-               TILEJIT_DEFAULT_SERVER="", TILEJITD=tilejitd_path(),
+               TILEJIT_DEFAULT_SERVER=f"127.0.0.1:{_closed_port()}", TILEJITD=tilejitd_path(),
                TILEJIT_IDLE_EXIT_SECONDS="60", TILEJIT_CACHE_DIR=str(tmp_path / "bin"))
     env.pop("TILEJIT_SERVER", None)
     folder = run_dir / "tilejit"

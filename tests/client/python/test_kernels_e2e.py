@@ -122,10 +122,21 @@ def test_racy_kernel_raises_in_checked_mode_naming_its_lines(modules, case):
 def test_remote_launch_gives_the_same_result(modules, monkeypatch):
     case = next(c for c in CASES if c["file"] == "softmax_mixed.py")
     mod, _, _ = modules[case["file"]]
-    kernel = getattr(mod, case["entry"])(*case["args"])
     inputs = kf.inputs_of(case)
-    monkeypatch.setenv("TILEJIT_LAUNCH", "remote")
+    monkeypatch.setenv("TILEJIT_LAUNCH", "remote")  # read when a kernel object is made
+    tilejit.cache.disable_cache()
+    try:
+        kernel = getattr(mod, case["entry"])(*case["args"])
+    finally:
+        tilejit.cache.enable_cache()
+    assert kernel.launch_mode == "remote" and kernel._module is None  # never fetched
     _check(case, kernel(*inputs), kf.reference(KERNELS, case, inputs))
     _check(case, kernel(*[torch.from_numpy(x) for x in inputs]),
            kf.reference(KERNELS, case, inputs))
     assert kernel.last_launch.ok and kernel.last_launch.cycles > 0
+    racy = next(c for c in CASES if c["expect"] == "race")
+    kernel = getattr(modules[racy["file"]][0], racy["entry"])(*racy["args"])
+    kernel.launch_mode, kernel.check_mode = "remote", "checked"
+    with pytest.raises(tilejit.KernelFindingError, match=re.escape(modules[racy["file"]][1])):
+        kernel(*kf.inputs_of(racy))  # the daemon locates its findings by request digest
+    kernel.launch_mode, kernel.check_mode = "local", None
