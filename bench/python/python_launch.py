@@ -10,12 +10,12 @@
    re-run, the encoding of the request and the memo hit). Target: <= 100 us.
 
 Each figure is the lower decile (p10) of per-call wall times (N calls after a warm-up; the C
-program reports the same), over ROUNDS rounds that alternate the C program, the Python calls
-and torch.add (the median of the rounds' p10s), so that load on the machine hits all of them
-alike. The p10 rather than the median: a simulated launch varies by tens of microseconds from
-call to call (page faults of fresh device memory, scheduling), far more than the Python
-overhead being measured, and that noise only ever adds; the lower decile is the cost with
-the least of it, on both sides alike.
+program reports the same), the lowest over ROUNDS rounds that alternate the C program, the
+Python calls and torch.add. Why not medians: a simulated launch varies by tens of
+microseconds from call to call and from round to round (page faults of fresh device memory,
+scheduling, other work on the machine), far more than the Python overhead being measured,
+and that noise only ever adds; the lower decile of the best round is the cost with the least
+of it, taken alike for every row.
 Launches use one host thread on both sides (the kernel has one block; fewer threads, less
 noise in the launch itself, which both sides share). Prints a table. The daemon: $TILEJIT_SERVER, else a tilejitd started here on a
 private socket with an in-memory cache (stopped at the end).
@@ -28,7 +28,6 @@ import argparse
 import os
 import re
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -147,12 +146,12 @@ def run(args, folder):
         samples["torch.add"].append(per_call_us(lambda: torch.add(ta, tb), n, w))
         samples["factory"].append(per_call_us(lambda: mod.vec_add(*factory_args), n, w))
     assert mod.vec_add(*factory_args) is kernel
-    med = {name: statistics.median(v) for name, v in samples.items()}
+    med = {name: min(v) for name, v in samples.items()}
     c_us, add_us, factory_us = med["C"], med["torch.add"], med["factory"]
     rows = [(name, med[name]) for name in calls]
 
     print(f"tiny kernel: vec_add {factory_args} (1 block, 16 x 64 float32), fast mode; "
-          f"p10 of {n} calls, median of {args.rounds} rounds; tilejit {tilejit.__version__}")
+          f"p10 of {n} calls, best of {args.rounds} rounds; tilejit {tilejit.__version__}")
     print(f"C launch through libtilejit_runtime.so (runtime_launch_bench): {c_us:.2f} us")
     print(f"torch.add of two 16 x 64 float32 tensors: {add_us:.2f} us")
     print()

@@ -37,13 +37,17 @@ _CONST_TYPES = {type(None): None, bool: "b", int: "i", float: "f", str: "s"}
 
 class Encoded:
     """A shipped prim_func: `files` (FileSnapshots, in table order of first use), `table`
-    (function tuples: file, line, column, qualname, kind, closure, defaults, kwdefaults) and
-    `key` (hashable: file serials and the table)."""
-    __slots__ = ("files", "table", "key")
+    (function tuples: file, line, column, qualname, kind, closure, defaults, kwdefaults),
+    `key` (hashable: file serials and the table) and `unsupported`: the names bound to
+    TileLang objects tilejit does not provide (tilelang.intrinsics.make_zn_layout, ...), which
+    are not sent, so that only a kernel that really uses one fails (the daemon then says the
+    name has no value; CompileError adds what it was)."""
+    __slots__ = ("files", "table", "key", "unsupported")
 
-    def __init__(self, files, table):
+    def __init__(self, files, table, unsupported):
         self.files, self.table = tuple(files), tuple(table)
         self.key = (tuple(f.serial for f in self.files), self.table)
+        self.unsupported = unsupported
 
 
 _global_names = {}  # code object -> tuple of global names its code (and nested code) reads
@@ -76,12 +80,13 @@ class Encoder:
         self._files = []
         self._file_index = {}  # FileSnapshot -> index
         self._values = 0
+        self._unsupported = {}  # name -> qualified name of an Unsupported stand-in
 
     def encode(self, prim):
         if not isinstance(prim, PrimFunc):
             raise TypeError(f"expected a @T.prim_func, got {_describe(prim)}")
         self.function(prim.func, "PRIM_FUNC", prim.annotation_env)
-        return Encoded(self._files, self._table)
+        return Encoded(self._files, self._table, self._unsupported)
 
     def function(self, func, kind, extra=None):
         """The table index of `func` (entered on first sight; its closure after, so recursion
@@ -100,22 +105,22 @@ class Encoder:
         self._table.append(None)
         code = func.__code__
         closure = []
-        value = self.value
+        bind = self._bind
         for name, cell in zip(code.co_freevars, func.__closure__ or ()):
             try:
                 v = cell.cell_contents
             except ValueError:  # not assigned yet: the daemon reports the name where used
                 continue
-            closure.append((name, value(v, name, qualname)))
+            bind(closure, name, v, qualname)
         g = func.__globals__
         for name in _globals_read(code):
             if name in g:
-                closure.append((name, value(g[name], name, qualname)))
+                bind(closure, name, g[name], qualname)
         if extra:  # names only the prim_func's annotations read (PrimFunc.annotation_env)
             bound = {name for name, _ in closure}
             for name, v in extra.items():
                 if name not in bound:
-                    closure.append((name, self.value(v, name, qualname)))
+                    bind(closure, name, v, qualname)
         closure.sort()  # names are unique: tuples compare by name
         defaults = tuple(self.value(v, f"a default of '{qualname}'", qualname)
                          for v in (func.__defaults__ or ()))
@@ -124,6 +129,12 @@ class Encoder:
         self._table[index] = (file, line, column, qualname, kind, tuple(closure), defaults,
                               kwdefaults)
         return index
+
+    def _bind(self, closure, name, v, where):
+        if type(v) is _builtins.Unsupported:
+            self._unsupported[name] = v.qualname
+            return
+        closure.append((name, self.value(v, name, where)))
 
     def value(self, v, name, where, depth=0):
         """The canonical encoding of `v`, the value of `name` read by function `where`."""
@@ -194,6 +205,9 @@ class Encoder:
                 return ("s", v.name)
             if isinstance(v, type) and issubclass(v, numpy.generic):
                 return ("s", numpy.dtype(v).name)
+        if isinstance(v, _builtins.Unsupported):
+            raise ClientValueError(f"'{name}' (read by '{where}') holds {v.qualname}, which "
+                                   "tilejit does not provide")
         torch = sys.modules.get("torch")
         if torch is not None and isinstance(v, torch.dtype):
             return ("s", str(v).rpartition(".")[2])

@@ -16,6 +16,7 @@ reads) plus the settings. So a changed closure value or global is a new request 
 stale kernel, while an unchanged one costs the factory run and the encoding walk (the code
 analyses and file snapshots behind it are cached per code object).
 """
+import re
 import threading
 import warnings
 
@@ -27,6 +28,7 @@ from .errors import CompileError, Diagnostic
 
 _SEVERITY = {0: "error", 1: "note", 2: "warning", 3: "error"}
 _NO_TARGET = (None, "", "auto", "ascendc", "pto")  # TileLang's codegen choices: our default
+_UNSENT = re.compile(r"name '([A-Za-z_][A-Za-z0-9_]*)' is not defined \(the client sent no value")
 
 
 class CompileWarning(UserWarning):
@@ -74,9 +76,27 @@ def _diagnostics(response):
     return [convert(d) for d in response.diagnostics]
 
 
+def _explain_unsent(diags, unsupported):
+    """Diagnostics about names the client left out because they hold TileLang objects tilejit
+    does not provide (Encoded.unsupported) say what those names were."""
+    out = []
+    for d in diags:
+        m = _UNSENT.search(d.message)
+        qualname = unsupported.get(m.group(1)) if m else None
+        if qualname:
+            note = f"; '{m.group(1)}' is {qualname}, which tilejit does not provide"
+            first, _, rest = d.rendered.partition("\n")
+            d = Diagnostic(d.severity, d.file, d.line, d.column, d.message + note,
+                           first + note + ("\n" + rest if rest else ""), d.notes)
+        out.append(d)
+    return out
+
+
 def _kernel_of(response, request, prim, encoded):
     diags = _diagnostics(response)
     if not response.ok:
+        if encoded.unsupported:
+            diags = _explain_unsent(diags, encoded.unsupported)
         raise CompileError(response.error or "compile failed", diags)
     for d in diags:
         if d.severity == "warning":

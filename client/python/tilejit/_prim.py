@@ -128,8 +128,9 @@ class Symbol:
         return f"T.symbolic({self.name!r})"
 
     def _host(self, *args):
-        raise DeviceOnlyError(f"T.symbolic('{self.name}') has no value in plain Python; use it "
-                              "in shapes and expressions of the prim_func")
+        raise DeviceOnlyError(f"T.symbolic('{self.name}') has no value in plain Python, and "
+                              "tilejit does not support dynamic shapes yet (the daemon refuses "
+                              "symbolic dimensions): use a concrete size")
 
     __int__ = __index__ = __bool__ = _host
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _host

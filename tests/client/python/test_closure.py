@@ -274,3 +274,26 @@ def test_local_cache_keeps_the_most_recently_used_under_its_cap(tmp_path, monkey
     assert os.listdir(tmp_path) == []
     with pytest.raises(ValueError):
         _localcache.get("../etc/passwd")
+
+
+def test_tilelang_objects_tilejit_lacks_are_left_out_and_explained():
+    from tilejit.intrinsics import make_zn_layout
+    from tilejit.errors import Diagnostic
+
+    def make():
+        @T.prim_func
+        def main(A: T.Tensor((16, 16), "float")):
+            T.annotate_layout({A: make_zn_layout(A)})
+        return main
+
+    enc = _closure.encode(make())
+    assert "make_zn_layout" not in dict(enc.table[0][5])
+    assert enc.unsupported == {"make_zn_layout": "tilelang.intrinsics.make_zn_layout"}
+    d = Diagnostic("error", "k.py", 3, 5, "name 'make_zn_layout' is not defined (the client "
+                   "sent no value for it)", "k.py:3:5: error: name ... it)\n  src\n  ^")
+    (out,) = _jit._explain_unsent([d], enc.unsupported)
+    assert out.message.endswith("'make_zn_layout' is tilelang.intrinsics.make_zn_layout, "
+                                "which tilejit does not provide")
+    assert out.rendered.endswith("does not provide\n  src\n  ^")
+    with pytest.raises(tilelang.ClientValueError, match="holds tilelang.intrinsics.make_zn"):
+        value([make_zn_layout])
