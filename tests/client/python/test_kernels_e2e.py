@@ -119,6 +119,24 @@ def test_racy_kernel_raises_in_checked_mode_naming_its_lines(modules, case):
     assert str(path) in str(info.value)
 
 
+def test_tilejit_check_turns_checked_mode_on(modules, monkeypatch):
+    case = next(c for c in CASES if c["expect"] == "race")
+    mod, path, _ = modules[case["file"]]
+    monkeypatch.setenv("TILEJIT_CHECK", "1")  # read when a kernel object is made
+    tilejit.cache.disable_cache()
+    try:
+        kernel = getattr(mod, case["entry"])(*case["args"])
+    finally:
+        tilejit.cache.enable_cache()
+    assert kernel.check_mode == "checked"
+    with pytest.raises(tilejit.KernelFindingError, match=re.escape(path)):
+        kernel(*kf.inputs_of(case))
+    monkeypatch.delenv("TILEJIT_CHECK")
+    fast = getattr(mod, case["entry"])(*case["args"])
+    assert fast.check_mode == "fast"
+    fast(*kf.inputs_of(case))  # fast mode runs the racy kernel without findings
+
+
 def test_remote_launch_gives_the_same_result(modules, monkeypatch):
     case = next(c for c in CASES if c["file"] == "softmax_mixed.py")
     mod, _, _ = modules[case["file"]]
