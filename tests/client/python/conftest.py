@@ -17,7 +17,6 @@ import ctypes
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 
