@@ -14,13 +14,13 @@ namespace tilejit::client {
 namespace {
 
 std::string StmtComment(const SourceInfo& source, uint32_t stmt) {
-  if (stmt == target::kNoStmt) return "; (no statement)";
+  if (stmt == target::kNoStmt) return "(no statement)";
   std::optional<std::string> where = DescribeStmt(source, stmt);
-  if (!where) return "; stmt " + std::to_string(stmt);
+  if (!where) return "stmt " + std::to_string(stmt);
   const SourceLoc loc = (*source.source_map)[stmt];
   std::string text(source.sources->LineText(loc.file_id, loc.line));
   const size_t first = text.find_first_not_of(' ');
-  return "; " + *where + ": " + (first == std::string::npos ? "" : text.substr(first));
+  return *where + ": " + (first == std::string::npos ? "" : text.substr(first));
 }
 
 Status ListCore(std::string_view name, const target::CoreCode& core, const SourceInfo& source,
@@ -29,14 +29,8 @@ Status ListCore(std::string_view name, const target::CoreCode& core, const Sourc
   std::vector<uint64_t> words(core.code.size() / sizeof(uint64_t));
   std::memcpy(words.data(), core.code.data(), words.size() * sizeof(uint64_t));
   TILEJIT_ASSIGN_OR_RETURN(std::vector<target::Instr> program, target::DecodeProgram(words));
-  os << name << ":\n";
-  uint32_t last = target::kNoStmt - 1;
-  for (size_t i = 0; i < program.size(); ++i) {
-    const uint32_t stmt = i < core.line_table.size() ? core.line_table[i] : target::kNoStmt;
-    if (stmt != last) os << "  " << StmtComment(source, stmt) << "\n";
-    last = stmt;
-    os << "  " << i << ":\t" << target::Disassemble(program[i]) << "\n";
-  }
+  os << target::ListProgram(name, program, core.line_table,
+                            [&](uint32_t stmt) { return StmtComment(source, stmt); });
   return Status::Ok();
 }
 

@@ -13,8 +13,9 @@ PACKAGES=(
   libopenblas-dev libopenblas0-pthread
   # tests and benchmarks (Node.js and npm for the e2e reflection client: see below)
   python3 python3-numpy python3-pytest python3-grpcio redis-server binutils
-  # the Python package's tests (tests/client/python): torch 1.13 CPU, per-test timeouts
-  python3-torch python3-pytest-timeout
+  # the Python package (client/python: gRPC, protobuf messages) and its tests
+  # (tests/client/python): torch 1.13 CPU, per-test timeouts
+  python3-protobuf python3-torch python3-pytest-timeout
 )
 
 # Node.js and npm run the e2e reflection client (tests/e2e/service/js). Only when `npm` is

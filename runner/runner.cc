@@ -67,7 +67,8 @@ Result<LaunchReport> LaunchWithParams(Device& device, KernelId id, const ParamBu
   }
   TILEJIT_ASSIGN_OR_RETURN(LaunchReport report, device.Launch(id, args, options));
   for (size_t i = 0; i < m.params.size(); ++i) {
-    if (m.params[i].role == ParamRole::kOutput) {
+    const ParamRole role = m.params[i].role;
+    if (role == ParamRole::kOutput || (role == ParamRole::kInput && buffers.copy_back_inputs)) {
       TILEJIT_RETURN_IF_ERROR(buffers.copy_out(i, tensors[i]));
     }
   }

@@ -37,6 +37,8 @@ struct ParamBuffers {
   // (parameter index, its tensor) -> fill / read the tensor's bytes.
   std::function<Status(size_t, const Tensor&)> copy_in;
   std::function<Status(size_t, const Tensor&)> copy_out;
+  // Also read inputs back after the launch (kernels without out_idx update their arguments).
+  bool copy_back_inputs = false;
 };
 Result<LaunchReport> LaunchWithParams(Device& device, KernelId id, const ParamBuffers& buffers,
                                       const LaunchOptions& options,

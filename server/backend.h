@@ -38,9 +38,11 @@ struct DiagnosticInfo {
   std::vector<DiagnosticInfo> notes;
 };
 
-// Where a canonical IR statement is in the request's own file.
+// Where a canonical IR statement is in the request's own files: `file` indexes the request's
+// files (PRIM_FUNC; SpecializeOutcome::file_names), 0 for the single-source formats.
 struct SourcePos {
-  uint32_t line = 0;
+  uint32_t file = 0;
+  uint32_t line = 0;  // 0: unknown
   uint32_t column = 0;
 };
 
@@ -54,7 +56,8 @@ struct SpecializeOutcome {
   Status status;
   std::string key;  // hex cache key (OK only)
   std::vector<DiagnosticInfo> diagnostics;
-  std::vector<SourcePos> source_map;  // indexed by canonical statement id
+  std::vector<SourcePos> source_map;    // indexed by canonical statement id
+  std::vector<std::string> file_names;  // SourcePos::file -> the request's name for that file
   std::vector<std::string> ignored_config_keys;
   std::string ir_text;
   // Backend-private state that Lower needs (the specialised kernel and its sources). Shared

@@ -53,8 +53,19 @@ class Backend final : public CompilerBackend {
     out.key = state->specialized.key;
     out.ignored_config_keys = fe.ignored_keys;
     out.ir_text = fe.ir_text;
+    // SourceManager ids are 1-based in registration order: the request's files (or its one
+    // source) are registered first, so id - 1 is the request's own file index.
+    for (uint32_t id = 1; id <= state->sources.file_count(); ++id) {
+      out.file_names.push_back(state->sources.name(id));
+    }
     out.source_map.reserve(fe.source_map.size());
-    for (const SourceLoc& loc : fe.source_map) out.source_map.push_back({loc.line, loc.column});
+    for (const SourceLoc& loc : fe.source_map) {
+      if (!loc.known() || loc.file_id == 0) {
+        out.source_map.push_back({});
+      } else {
+        out.source_map.push_back({loc.file_id - 1, loc.line, loc.column});
+      }
+    }
     out.state = std::move(state);
     return out;
   }

@@ -31,6 +31,7 @@ struct MemoEntry {
   std::string key;
   std::string file_name;  // the request's name for its source
   std::vector<SourcePos> source_map;
+  std::vector<std::string> file_names;      // SourcePos::file -> file name (the request's files)
   std::vector<DiagnosticInfo> diagnostics;  // frontend warnings and notes
   std::vector<std::string> ignored_config_keys;
   std::string ir_text;  // may be empty (not kept)

@@ -102,6 +102,7 @@ Result<frontend::FrontendRequest> RequestFromProto(const v1::CompileRequest& in,
   }
   options->include_binary = in.include_binary();
   options->include_ir = in.include_ir();
+  options->include_source_map = in.include_source_map();
   if (in.print_after_size() > 64) return InvalidArgument("print_after names more than 64 passes");
   for (const std::string& pass : in.print_after()) {
     if (pass.size() > 64) return InvalidArgument("print_after: pass name too long");
@@ -165,6 +166,12 @@ void ReplyToProto(const CompileReply& in, v1::CompileResponse* out) {
   }
   out->set_binary(in.binary);
   out->set_ir_text(in.ir_text);
+  for (const SourcePos& p : in.source_map) {
+    v1::SourcePosition* q = out->add_source_map();
+    q->set_file(p.file);
+    q->set_line(p.line);
+    q->set_column(p.column);
+  }
   for (const auto& [pass, ir] : in.ir_dumps) {
     v1::IrDump* d = out->add_ir_dumps();
     d->set_pass(pass);

@@ -200,6 +200,7 @@ class CompileService::CompileRun {
     entry->key = spec_.key;
     entry->file_name = request_.file_name;
     entry->source_map = spec_.source_map;
+    entry->file_names = spec_.file_names;
     entry->diagnostics = spec_.diagnostics;
     entry->ignored_config_keys = spec_.ignored_config_keys;
     entry->ir_text = spec_.ir_text;
@@ -294,6 +295,7 @@ class CompileService::CompileRun {
     reply_.diagnostics = memo_->diagnostics;
     reply_.ignored_config_keys = memo_->ignored_config_keys;
     if (options_.include_ir) reply_.ir_text = memo_->ir_text;
+    if (options_.include_source_map) reply_.source_map = memo_->source_map;
   }
 
   void FillKernel(const KernelRecord& kernel) {

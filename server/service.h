@@ -80,6 +80,7 @@ struct CallContext {
 struct CompileOptions {
   bool include_binary = false;
   bool include_ir = false;
+  bool include_source_map = false;  // CompileReply::source_map
   // Also the IR after these passes ("all": every one), from a fresh lowering that is not
   // cached (CompileReply::ir_dumps).
   std::vector<std::string> print_after;
@@ -102,9 +103,10 @@ struct CompileReply {
   std::vector<std::string> ignored_config_keys;
   std::string tier;  // "memory", "sqlite", "compiled", "joined"; empty on errors
   std::vector<PhaseTiming> timings;
-  std::vector<PassTiming> passes;  // when this request's compile ran or was joined
-  std::string binary;              // include_binary only
-  std::string ir_text;             // include_ir only
+  std::vector<PassTiming> passes;     // when this request's compile ran or was joined
+  std::string binary;                 // include_binary only
+  std::string ir_text;                // include_ir only
+  std::vector<SourcePos> source_map;  // include_source_map only: by canonical statement id
   std::vector<std::pair<std::string, std::string>> ir_dumps;  // print_after only
 };
 

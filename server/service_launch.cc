@@ -55,7 +55,9 @@ std::string LocateFindings(const std::string& message, const MemoEntry& memo) {
     const unsigned long id = std::stoul(m[1].str());
     if (id < memo.source_map.size() && memo.source_map[id].line != 0) {
       const SourcePos& p = memo.source_map[id];
-      out += ", " + memo.file_name + ":" + std::to_string(p.line) + ":" + std::to_string(p.column);
+      const std::string& file =
+          p.file < memo.file_names.size() ? memo.file_names[p.file] : memo.file_name;
+      out += ", " + file + ":" + std::to_string(p.line) + ":" + std::to_string(p.column);
     }
   }
   return out + message.substr(last);

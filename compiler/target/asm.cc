@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "compiler/target/line_table.h"
+
 namespace tilejit::target {
 namespace {
 
@@ -294,6 +296,22 @@ std::string Disassemble(const Instr& in) {
 std::string DisassembleProgram(std::span<const Instr> program) {
   std::string out;
   for (const Instr& in : program) out += Disassemble(in) + "\n";
+  return out;
+}
+
+std::string ListProgram(std::string_view core, std::span<const Instr> program,
+                        std::span<const uint32_t> lines, const StmtCommentFn& comment) {
+  if (program.empty()) return "";
+  std::string out = std::string(core) + ":\n";
+  bool first = true;
+  uint32_t last = kNoStmt;
+  for (size_t i = 0; i < program.size(); ++i) {
+    const uint32_t stmt = i < lines.size() ? lines[i] : kNoStmt;
+    if (first || stmt != last) out += "  ; " + comment(stmt) + "\n";
+    first = false;
+    last = stmt;
+    out += "  " + std::to_string(i) + ":\t" + Disassemble(program[i]) + "\n";
+  }
   return out;
 }
 

@@ -17,6 +17,8 @@
 // Assemble(Disassemble(x)) == x. Pure functions; thread-safe.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,5 +40,16 @@ std::string Disassemble(const Instr& in);
 
 // A program, one instruction per line, branch offsets as numbers.
 std::string DisassembleProgram(std::span<const Instr> program);
+
+// The comment ListProgram prints before the instructions of line-table statement `stmt`
+// (kNoStmt for instructions that have none), without the leading "; ".
+using StmtCommentFn = std::function<std::string(uint32_t stmt)>;
+
+// One core's program as the disassembly listings print it (`tilejit disasm`, the runtime's
+// tj_module_disassemble): a "<core>:" line, then "  <index>:\t<instruction>" per instruction,
+// preceded by "  ; <comment(stmt)>" whenever the instruction's statement changes. lines[i] is
+// instruction i's statement (kNoStmt past the end of `lines`). "" for an empty program.
+std::string ListProgram(std::string_view core, std::span<const Instr> program,
+                        std::span<const uint32_t> lines, const StmtCommentFn& comment);
 
 }  // namespace tilejit::target

@@ -108,6 +108,7 @@ tj_launch_args DefaultLaunchArgs() {
   a.max_findings = defaults.max_findings;
   a.cancel = nullptr;
   a.gm_byte_limit = kDefaultGmByteLimit;
+  a.write_back_inputs = 0;
   return a;
 }
 
@@ -115,6 +116,11 @@ Result<LaunchPlan> PlanLaunch(const Module& module, const tj_launch_args& given)
   TILEJIT_ASSIGN_OR_RETURN(tj_launch_args a, CopyArgs(given));
   LaunchPlan plan;
   TILEJIT_ASSIGN_OR_RETURN(plan.options, CheckOptions(a));
+  if (a.write_back_inputs != 0 && a.write_back_inputs != 1) {
+    return InvalidArgument("write_back_inputs " + std::to_string(a.write_back_inputs) +
+                           " is not 0 or 1");
+  }
+  plan.write_back_inputs = a.write_back_inputs == 1;
   const std::vector<int>& params = module.buffer_params();
   if (a.buffer_count != params.size()) {
     return InvalidArgument("kernel '" + module.metadata().kernel_name + "' takes " +

@@ -34,6 +34,7 @@ tj_launch_args DefaultLaunchArgs();
 struct LaunchPlan {
   LaunchOptions options;
   std::vector<void*> host;  // the caller's buffers, in Module::buffer_params() order
+  bool write_back_inputs = false;
 };
 
 // Checks `args` against `module`. kInvalidArgument names the first bad field or buffer (for a

@@ -4,14 +4,16 @@
 // instruction against it. Loading is once per module, so the second parse is cheaper than a
 // second copy of the decoding logic.
 //
-// A launch allocates every parameter on its device and frees them on every path (a small RAII
-// list, as runner.cc does), so a failed launch leaves the pooled device clean.
+// A launch goes through runner::LaunchWithParams, which allocates every parameter on its device
+// and frees them on every path, so a failed launch leaves the pooled device clean.
 #include "runner/runtime/module.h"
 
 #include <algorithm>
 #include <utility>
 
+#include "compiler/target/asm.h"
 #include "compiler/target/binary.h"
+#include "compiler/target/line_table.h"
 #include "runner/runner.h"
 #include "runner/runtime/abi_types.h"
 
@@ -46,6 +48,18 @@ Result<std::unique_ptr<Module>> Module::Load(std::span<const uint8_t> bytes) {
 
 Module::Module(const target::NpuTarget& target, KernelImage image)
     : target_(target), image_(std::move(image)) {}
+
+const std::string& Module::Disassembly() const {
+  std::call_once(disassembly_once_, [this] {
+    const auto comment = [](uint32_t stmt) {
+      return stmt == target::kNoStmt ? std::string("(no statement)")
+                                     : "line-table stmt " + std::to_string(stmt);
+    };
+    disassembly_ = target::ListProgram("aic", image_.aic, image_.aic_lines, comment) +
+                   target::ListProgram("aiv", image_.aiv, image_.aiv_lines, comment);
+  });
+  return disassembly_;
+}
 
 void Module::BuildInfo() {
   const target::KernelMetadata& m = image_.metadata;
@@ -103,21 +117,24 @@ void Module::ReleaseDevice(std::unique_ptr<sim::SimDevice> device) {
   if (idle_.size() < kMaxIdleDevices) idle_.push_back(std::move(device));
 }
 
-Result<LaunchReport> Module::Launch(std::span<void* const> host, const LaunchOptions& options) {
+Result<LaunchReport> Module::Launch(std::span<void* const> host, const LaunchOptions& options,
+                                    bool write_back_inputs) {
   if (host.size() != buffer_params_.size()) {
     return Internal("Module::Launch: " + std::to_string(host.size()) + " buffers for " +
                     std::to_string(buffer_params_.size()) + " parameters");
   }
   TILEJIT_ASSIGN_OR_RETURN(std::unique_ptr<sim::SimDevice> device, AcquireDevice());
   uint64_t highest_address = 0;
-  Result<LaunchReport> result = LaunchOn(*device, host, options, &highest_address);
+  Result<LaunchReport> result =
+      LaunchOn(*device, host, options, write_back_inputs, &highest_address);
   // A failed launch may have stopped anywhere; only a device that completed one is reused.
   if (result.ok() && highest_address < kDeviceAddressLimit) ReleaseDevice(std::move(device));
   return result;
 }
 
 Result<LaunchReport> Module::LaunchOn(sim::SimDevice& device, std::span<void* const> host,
-                                      const LaunchOptions& options, uint64_t* highest_address) {
+                                      const LaunchOptions& options, bool write_back_inputs,
+                                      uint64_t* highest_address) {
   // host[] holds one buffer per non-workspace parameter, in parameter order.
   const target::KernelMetadata& m = image_.metadata;
   std::vector<void*> buffer_of(m.params.size(), nullptr);
@@ -131,6 +148,7 @@ Result<LaunchReport> Module::LaunchOn(sim::SimDevice& device, std::span<void* co
   buffers.copy_out = [&](size_t i, const Tensor& t) {
     return device.CopyFromDevice(t, {static_cast<uint8_t*>(buffer_of[i]), t.bytes});
   };
+  buffers.copy_back_inputs = write_back_inputs;
   return LaunchWithParams(device, 0, buffers, options, highest_address);
 }
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "common/result.h"
@@ -49,12 +50,16 @@ class Module {
   const std::vector<int>& buffer_params() const { return buffer_params_; }
   // Device bytes a launch allocates (every parameter), saturating at UINT64_MAX.
   uint64_t gm_bytes() const { return gm_bytes_; }
+  // The listing of tj_module_disassemble, made on first use (thread-safe); stable afterwards.
+  const std::string& Disassembly() const;
 
   // Runs the kernel once on a pooled device. host[i] is the caller's memory for parameter
   // buffer_params()[i], of exactly that parameter's byte size (the caller has checked dtype
   // and shape): inputs are read before the launch, outputs written after it, only when the
-  // result is OK. Not owned; read or written during the call only.
-  Result<LaunchReport> Launch(std::span<void* const> host, const LaunchOptions& options);
+  // result is OK (inputs too when `write_back_inputs`). Not owned; read or written during the
+  // call only.
+  Result<LaunchReport> Launch(std::span<void* const> host, const LaunchOptions& options,
+                              bool write_back_inputs = false);
 
  private:
   Module(const target::NpuTarget& target, KernelImage image);
@@ -64,7 +69,8 @@ class Module {
   Result<std::unique_ptr<sim::SimDevice>> AcquireDevice();
   void ReleaseDevice(std::unique_ptr<sim::SimDevice> device);
   Result<LaunchReport> LaunchOn(sim::SimDevice& device, std::span<void* const> host,
-                                const LaunchOptions& options, uint64_t* highest_address);
+                                const LaunchOptions& options, bool write_back_inputs,
+                                uint64_t* highest_address);
 
   const target::NpuTarget& target_;
   const KernelImage image_;  // the master copy each new device loads
@@ -79,6 +85,9 @@ class Module {
 
   std::mutex mu_;
   std::vector<std::unique_ptr<sim::SimDevice>> idle_;  // guarded by mu_
+
+  mutable std::once_flag disassembly_once_;
+  mutable std::string disassembly_;  // written once under disassembly_once_
 };
 
 }  // namespace tilejit::runner::runtime

@@ -153,6 +153,18 @@ TJ_API tj_status tj_module_get_param(const tj_module* module, int32_t index, tj_
   });
 }
 
+TJ_API tj_status tj_module_disassemble(const tj_module* module, const char** text, size_t* size) {
+  return Boundary(__func__, [&]() -> Status {
+    if (module == nullptr) return NullArgument("module");
+    if (text == nullptr) return NullArgument("text");
+    if (size == nullptr) return NullArgument("size");
+    const std::string& listing = module->impl->Disassembly();
+    *text = listing.c_str();
+    *size = listing.size();
+    return Status::Ok();
+  });
+}
+
 TJ_API tj_status tj_cancel_create(tj_cancel** out) {
   return Boundary(__func__, [&]() -> Status {
     if (out == nullptr) return NullArgument("out");
@@ -191,7 +203,7 @@ TJ_API tj_status tj_launch(tj_module* module, const tj_launch_args* args, tj_rep
     if (report == nullptr) return NullArgument("report");
     TILEJIT_ASSIGN_OR_RETURN(rt::LaunchPlan plan, rt::PlanLaunch(*module->impl, *args));
     TILEJIT_ASSIGN_OR_RETURN(tilejit::runner::LaunchReport r,
-                             module->impl->Launch(plan.host, plan.options));
+                             module->impl->Launch(plan.host, plan.options, plan.write_back_inputs));
     *report = rt::MakeReport(std::move(r), plan.options.mode).release();
     return Status::Ok();
   });

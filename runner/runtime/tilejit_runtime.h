@@ -176,6 +176,15 @@ typedef struct tj_param_info {
 // `index` in [0, param_count). Errors: INVALID_ARGUMENT (NULL pointer, index out of range).
 TJ_API tj_status tj_module_get_param(const tj_module* module, int32_t index, tj_param_info* out);
 
+// The disassembly of the kernel as `tilejit disasm` lists it: per core program ("aic:",
+// "aiv:"), one instruction per line ("  <index>:\t<mnemonic> field=value, ..."), preceded by
+// "  ; line-table stmt <N>" (or "  ; (no statement)") whenever the instruction's canonical IR
+// statement changes; a caller holding the request's source map names the user's lines with
+// it, as for findings. *text points at *size bytes plus a terminating NUL, owned by the module
+// (made on the first call; later calls return the same text). Thread-safe.
+// Errors: INVALID_ARGUMENT (NULL pointer), RESOURCE_EXHAUSTED (host memory).
+TJ_API tj_status tj_module_disassemble(const tj_module* module, const char** text, size_t* size);
+
 // ---------------------------------------------------------------------------------------------
 // Cancellation
 
@@ -223,6 +232,11 @@ typedef struct tj_launch_args {
   // Upper bound on the device memory the launch allocates (inputs, outputs and workspaces),
   // checked before allocating; above it the launch is RESOURCE_EXHAUSTED (default 16 GiB).
   uint64_t gm_byte_limit;
+  // 1: after a successful launch, also copy every input parameter's device memory back into
+  // its caller buffer, for kernels that update their arguments in place (TileLang's
+  // convention for a kernel without out_idx); 0: inputs are only read (default 0).
+  // Appended after the first version: callers whose struct ends before it get the default.
+  int32_t write_back_inputs;
 } tj_launch_args;
 
 // Fills *args with the defaults above and struct_size = sizeof(tj_launch_args); the caller then
@@ -234,10 +248,11 @@ typedef struct tj_report tj_report;
 // Runs the kernel once, synchronously, on a simulated device of its own: copies the inputs to
 // device memory, allocates the outputs (their bytes start never-written, so checked modes flag
 // a read before the kernel writes them) and the workspaces, runs every block, and copies each
-// output into its caller buffer. On TJ_OK *report is a new report (tj_report_free), whether or
-// not the kernel has findings: findings of the kernel itself (races, bounds, deadlock, budget,
-// ...) are in the report, not an error status. On any other status *report is untouched and
-// no output buffer has been written (after TJ_ERR_INTERNAL: their contents are unspecified).
+// output (with write_back_inputs, each input too) into its caller buffer. On TJ_OK *report is
+// a new report (tj_report_free), whether or not the kernel has findings: findings of the
+// kernel itself (races, bounds, deadlock, budget, ...) are in the report, not an error status.
+// On any other status *report is untouched and no output buffer has been written (after
+// TJ_ERR_INTERNAL: their contents are unspecified).
 // Output buffers' contents on entry are ignored; an input and an output may share memory.
 // Errors: INVALID_ARGUMENT (NULL pointer, a bad field, buffer count, or a buffer whose dtype or
 // shape differs from its parameter's: the message names buffer and parameter), CANCELLED,

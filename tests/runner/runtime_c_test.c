@@ -2,7 +2,7 @@
 // libtilejit_runtime.so from plain C99: real kernel binaries (compiled at build time from the
 // shared test kernels) loaded, queried and launched through the C ABI, with their outputs
 // checked element by element; malformed binaries, bad launch arguments, checked-mode findings,
-// cancellation, tracing and concurrent launches of one module.
+// cancellation, tracing, concurrent launches of one module and the disassembly.
 //
 //   runtime_c_test KERNELS_DIR   (holding vec_add.o, vec_add_racy.o, gemm.o)
 #include <pthread.h>
@@ -483,6 +483,49 @@ static void TestConcurrentLaunchesOfOneModule(void) {
   tj_module_unload(m);
 }
 
+// write_back_inputs copies the inputs' device memory back too: the kernel leaves A and B as
+// they were, so they come back bit for bit; a value other than 0 or 1 is refused.
+static void TestWriteBackInputsCopiesInputsBack(void) {
+  tj_module* m = LoadKernel("vec_add.o");
+  if (m == NULL) return;
+  static VecAddData d;
+  static float a0[kM * kN];
+  InitVecAdd(&d, 3);
+  memcpy(a0, d.a, sizeof a0);
+  tj_launch_args args = Args(d.buffers, 3, TJ_MODE_CHECKED);
+  args.write_back_inputs = 1;
+  tj_report* r = NULL;
+  REQUIRE_OK(tj_launch(m, &args, &r));
+  EXPECT(VecAddCorrect(&d));
+  EXPECT(memcmp(a0, d.a, sizeof a0) == 0);
+  tj_report_free(r);
+  args.write_back_inputs = 2;
+  EXPECT(tj_launch(m, &args, &r) == TJ_ERR_INVALID_ARGUMENT);
+  EXPECT(strstr(tj_last_error(), "write_back_inputs 2 is not 0 or 1") != NULL);
+  tj_module_unload(m);
+}
+
+static void TestDisassemblyListsEveryInstructionWithItsStatement(void) {
+  tj_module* m = LoadKernel("gemm.o");
+  if (m == NULL) return;
+  const char* text = NULL;
+  size_t size = 0;
+  REQUIRE_OK(tj_module_disassemble(m, &text, &size));
+  EXPECT(text != NULL && size == strlen(text) && size > 0);
+  EXPECT(strncmp(text, "aic:\n  ; ", 9) == 0);  // a cube kernel: the AIC program first
+  EXPECT(strstr(text, "line-table stmt ") != NULL);
+  EXPECT(strstr(text, "mmad ") != NULL);
+  EXPECT(strstr(text, "\n  0:\t") != NULL);
+  const char* again = NULL;
+  size_t again_size = 0;
+  REQUIRE_OK(tj_module_disassemble(m, &again, &again_size));
+  EXPECT(again == text && again_size == size);  // made once, owned by the module
+  EXPECT(tj_module_disassemble(NULL, &text, &size) == TJ_ERR_INVALID_ARGUMENT);
+  EXPECT(tj_module_disassemble(m, NULL, &size) == TJ_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tj_last_error(), "tj_module_disassemble: text is NULL") == 0);
+  tj_module_unload(m);
+}
+
 static void TestNullObjects(void) {
   EXPECT(tj_module_unload(NULL) == TJ_OK);
   EXPECT(tj_report_free(NULL) == TJ_OK);
@@ -512,6 +555,8 @@ int main(int argc, char** argv) {
   TestTraceAndLineCycles();
   TestCancelledLaunch();
   TestConcurrentLaunchesOfOneModule();
+  TestDisassemblyListsEveryInstructionWithItsStatement();
+  TestWriteBackInputsCopiesInputsBack();
   TestNullObjects();
   if (g_failures > 0) {
     fprintf(stderr, "%d failure(s)\n", g_failures);

@@ -147,5 +147,98 @@ TEST(CompilerBackend, PrintAfterReturnsTheIrAfterEachPassWithoutCaching) {
   EXPECT_EQ(service.Stats().compiles, 1u);  // the dumps' lowerings are not compiles
 }
 
+// The racy vector add with its body in a macro of a second file: the statements the race
+// detector names are in helpers.py.
+frontend::FrontendRequest ShippedRacyMacro() {
+  const std::string kernel =
+      "import tilelang.language as T\n"
+      "from helpers import add_rows\n"
+      "def factory():\n"
+      "    @T.prim_func\n"
+      "    def main(A: T.Tensor((64, 128), \"float\"), B: T.Tensor((64, 128), \"float\"),\n"
+      "             C: T.Tensor((64, 128), \"float\")):\n"
+      "        with T.Kernel(1, is_npu=True) as (cid, vid):\n"
+      "            add_rows(A, B, C, vid * 32)\n"
+      "    return main\n";
+  const std::string helpers =
+      "import tilelang.language as T\n"
+      "@T.macro\n"
+      "def add_rows(A, B, C, row):\n"
+      "    a = T.alloc_ub((32, 128), \"float\")\n"
+      "    b = T.alloc_ub((32, 128), \"float\")\n"
+      "    with T.Scope(\"V\"):\n"
+      "        T.copy(A[row, 0], a)\n"
+      "        T.copy(B[row, 0], b)\n"
+      "        T.tile.add(a, a, b)\n"
+      "        T.copy(a, C[row, 0])\n";
+  frontend::FrontendRequest r;
+  r.format = frontend::SourceFormat::kPrimFunc;
+  r.files = {{"kernel.py", kernel}, {"helpers.py", helpers}};
+  frontend::ClientValue t;
+  t.kind = frontend::ClientValue::Kind::kModule;
+  t.name = "tilelang.language";
+  frontend::ClientValue macro;
+  macro.kind = frontend::ClientValue::Kind::kFunction;
+  macro.function = 1;
+  frontend::ClientFunction main;
+  main.line = 5;
+  main.column = 5;
+  main.qualname = "factory.<locals>.main";
+  main.kind = frontend::FunctionKind::kPrimFunc;
+  main.closure = {{"T", t}, {"add_rows", macro}};
+  frontend::ClientFunction add_rows;
+  add_rows.file = 1;
+  add_rows.line = 3;
+  add_rows.column = 1;
+  add_rows.qualname = "add_rows";
+  add_rows.kind = frontend::FunctionKind::kMacro;
+  add_rows.closure = {{"T", t}};
+  r.functions = {main, add_rows};
+  r.out_idx = std::vector<int>{-1};
+  return r;
+}
+
+TEST(CompilerBackend, SourceMapsOfShippedPrimFuncsNameEveryFileAndLocateFindings) {
+  CompileService service(ServiceOptions{}, NewCompilerBackend(),
+                         std::make_unique<MemoryKernelStore>(), runner::sim::SimDeviceFactory());
+  CompileOptions options;
+  options.include_source_map = true;
+  Result<CompileReply> r = service.Compile(ShippedRacyMacro(), options, {});
+  ASSERT_TRUE(r.ok() && r->ok) << r.status() << r->error;
+  ASSERT_FALSE(r->source_map.empty());
+  bool in_helpers = false;
+  for (const SourcePos& p : r->source_map) {
+    EXPECT_LT(p.file, 2u);
+    in_helpers = in_helpers || (p.file == 1 && p.line == 9);  // T.tile.add
+  }
+  EXPECT_TRUE(in_helpers);
+  // A memo hit returns the same map; without the option, none.
+  Result<CompileReply> hit = service.Compile(ShippedRacyMacro(), options, {});
+  ASSERT_TRUE(hit.ok() && hit->ok);
+  EXPECT_EQ(hit->tier, "memory");
+  ASSERT_EQ(hit->source_map.size(), r->source_map.size());
+  for (size_t i = 0; i < r->source_map.size(); ++i) {
+    EXPECT_EQ(hit->source_map[i].file, r->source_map[i].file);
+    EXPECT_EQ(hit->source_map[i].line, r->source_map[i].line);
+  }
+  EXPECT_TRUE(service.Compile(ShippedRacyMacro(), {}, {})->source_map.empty());
+
+  LaunchCall call;
+  call.request_digest = r->request_digest;
+  for (int i = 0; i < 2; ++i) {
+    call.inputs.push_back(runner::NpyArray{
+        target::ElementType::kFloat32, {64, 128}, std::vector<uint8_t>(64 * 128 * 4, 0)});
+  }
+  Result<LaunchReply> launched = service.Launch(call, {});
+  ASSERT_TRUE(launched.ok()) << launched.status();
+  EXPECT_FALSE(launched->ok);
+  bool located = false;
+  for (const runner::Finding& f : launched->report.findings) {
+    located = located || f.message.find("helpers.py:") != std::string::npos;
+    EXPECT_EQ(f.message.find("kernel.py:9:"), std::string::npos) << f.message;
+  }
+  EXPECT_TRUE(located);
+}
+
 }  // namespace
 }  // namespace tilejit::server

@@ -117,7 +117,7 @@ SpecializeOutcome FakeBackend::Specialize(const frontend::FrontendRequest& reque
     }
     if (code.find_first_not_of(' ') == std::string::npos) continue;
     state->canonical += code + "\n";
-    out.source_map.push_back({number, static_cast<uint32_t>(code.find_first_not_of(' ') + 1)});
+    out.source_map.push_back({0, number, static_cast<uint32_t>(code.find_first_not_of(' ') + 1)});
   }
   for (const DiagnosticInfo& d : out.diagnostics) {
     if (d.severity == Severity::kError) {

@@ -97,7 +97,7 @@ class _LaunchArgs(ctypes.Structure):
                 ("host_threads", ctypes.c_int32), ("seed", ctypes.c_uint64),
                 ("instr_budget", ctypes.c_uint64), ("trace", ctypes.c_int32),
                 ("max_findings", ctypes.c_int32), ("cancel", ctypes.c_void_p),
-                ("gm_byte_limit", ctypes.c_uint64)]
+                ("gm_byte_limit", ctypes.c_uint64), ("write_back_inputs", ctypes.c_int32)]
 
 
 class _ReportSummary(ctypes.Structure):
@@ -144,6 +144,8 @@ _SIGNATURES = {  # name: (restype, argtypes)
     "tj_module_unload": (ctypes.c_int, [ctypes.c_void_p]),
     "tj_module_get_info": (ctypes.c_int, [ctypes.c_void_p, _P(_ModuleInfo)]),
     "tj_module_get_param": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(_ParamInfo)]),
+    "tj_module_disassemble": (ctypes.c_int, [ctypes.c_void_p, _P(ctypes.c_void_p),
+                                             _P(ctypes.c_size_t)]),
     "tj_cancel_create": (ctypes.c_int, [_P(ctypes.c_void_p)]),
     "tj_cancel_request": (ctypes.c_int, [ctypes.c_void_p]),
     "tj_cancel_free": (ctypes.c_int, [ctypes.c_void_p]),
@@ -388,6 +390,11 @@ class Module:
         self._slots = tuple(slots)
         self._local = threading.local()
 
+    def abandon(self):
+        """Forgets the module without unloading it: for a forked child, which must not touch
+        the parent's devices (their threads and locks are the parent's)."""
+        self._handle = None
+
     def close(self):
         """Unloads the module; reports stay valid. Must not race with a launch."""
         handle, self._handle = getattr(self, "_handle", None), None
@@ -406,18 +413,31 @@ class Module:
     def __repr__(self):
         return f"Module({self.kernel_name!r}, target={self.target}, blocks={self.block_count})"
 
+    def disassemble(self):
+        """The kernel's disassembly (tj_module_disassemble): per core program, one
+        instruction per line, "; line-table stmt N" comments where the statement changes."""
+        if self._handle is None:
+            raise TilejitRuntimeError(_STATUS_INVALID_ARGUMENT, "INVALID_ARGUMENT",
+                                      "the module is closed")
+        text, size = ctypes.c_void_p(), ctypes.c_size_t()
+        self._lib.check(self._lib.dll.tj_module_disassemble(self._handle, ctypes.byref(text),
+                                                            ctypes.byref(size)))
+        return ctypes.string_at(text.value, size.value).decode(errors="replace")
+
     def launch(self, buffers, mode=None, seed=1, instr_budget=50_000_000, host_threads=0,
-               trace=False, max_findings=64, cancel=None, gm_byte_limit=16 << 30):
+               trace=False, max_findings=64, cancel=None, gm_byte_limit=16 << 30,
+               write_back_inputs=False):
         """Runs the kernel once on `buffers` (NumPy arrays or torch CPU tensors, one per
-        input and output parameter in order; outputs are written in place) and returns its
-        Report (findings included: see Report.raise_for_findings). mode: "fast", "checked"
-        or "perturbed" (default: default_mode()); the other options are tj_launch_args'."""
+        input and output parameter in order; outputs are written in place, and inputs too
+        with write_back_inputs) and returns its Report (findings included: see
+        Report.raise_for_findings). mode: "fast", "checked" or "perturbed" (default:
+        default_mode()); the other options are tj_launch_args'."""
         handle = self._handle
         if handle is None:
             raise TilejitRuntimeError(_STATUS_INVALID_ARGUMENT, "INVALID_ARGUMENT",
                                       "the module is closed")
         options = (mode or default_mode(), seed, instr_budget, host_threads, trace,
-                   max_findings, cancel, gm_byte_limit)
+                   max_findings, cancel, gm_byte_limit, write_back_inputs)
         state = getattr(self._local, "state", None)
         if state is None:
             state = self._local.state = _ThreadState(self._slots)
@@ -438,18 +458,20 @@ class Module:
             args = _LaunchArgs.from_buffer_copy(args)
             args.buffer_count, args.buffers = len(buffers), keep[0]
         report = ctypes.c_void_p()
-        self._lib.check(self._lib.dll.tj_launch(handle, ctypes.byref(args),
-                                                ctypes.byref(report)))
+        status = self._lib.dll.tj_launch(handle, ctypes.byref(args), ctypes.byref(report))
+        if status != _STATUS_OK:
+            self._lib.check(status)
         return Report(self._lib, report)
 
     def _make_args(self, state, options):
-        mode, seed, instr_budget, host_threads, trace, max_findings, cancel, limit = options
+        (mode, seed, instr_budget, host_threads, trace, max_findings, cancel, limit,
+         write_back) = options
         if mode not in MODES:
             raise ValueError(f"mode {mode!r} is not one of {sorted(MODES)}")
         args = _LaunchArgs(ctypes.sizeof(_LaunchArgs), len(self._slots), state.buffers,
                            MODES[mode], host_threads, seed, instr_budget, 1 if trace else 0,
                            max_findings, cancel._handle.value if cancel is not None else None,
-                           limit)
+                           limit, 1 if write_back else 0)
         if len(state.args) >= _MAX_CACHED_ARGS:
             state.args.clear()
         state.args[options] = args
@@ -556,8 +578,10 @@ class Report:
     def __init__(self, lib, handle):
         self._lib, self._handle = lib, handle
         self._summary = _ReportSummary()
-        lib.check(lib.dll.tj_report_get_summary(handle, ctypes.byref(self._summary)))
-        self._cache = {}
+        status = lib.dll.tj_report_get_summary(handle, ctypes.byref(self._summary))
+        if status != _STATUS_OK:
+            lib.check(status)
+        self._cache = None
 
     ok = property(lambda self: bool(self._summary.ok), doc="No finding.")
     mode = property(lambda self: _MODE_NAMES.get(self._summary.mode, str(self._summary.mode)))
@@ -585,6 +609,8 @@ class Report:
         return self
 
     def _cached(self, key, make):
+        if self._cache is None:
+            self._cache = {}
         value = self._cache.get(key)
         if value is None:
             value = self._cache[key] = make()

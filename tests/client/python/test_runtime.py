@@ -322,3 +322,18 @@ def test_concurrent_launches_of_one_module(vec_add):
 
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         assert all(pool.map(run, range(100, 108)))
+
+
+def test_disassembly_lists_instructions_by_statement(vec_add):
+    text = vec_add.disassemble()
+    assert text.startswith("aiv:\n  ; ") and "line-table stmt " in text and "vadd " in text
+    assert vec_add.disassemble() == text
+
+
+def test_write_back_inputs_copies_inputs_back(vec_add):
+    a, b = _inputs(11)
+    a0 = a.copy()
+    c = np.empty_like(a)
+    vec_add.launch([a, b, c], mode="checked", write_back_inputs=True).raise_for_findings()
+    np.testing.assert_array_equal(c, a + b)
+    np.testing.assert_array_equal(a, a0)  # the kernel does not write A: it comes back as it was
