@@ -394,9 +394,15 @@ def test_launch_ids_cover_every_case(good):
 
 # --- deadlines -------------------------------------------------------------------------------
 def test_compile_past_its_deadline_is_deadline_exceeded(stub):
-    # A distinct kernel, so the daemon has real work; 1 ms is over before it is done.
+    # The factory spends over half a second in its host loops (2M steps), ten times the
+    # deadline, so the reply cannot beat the deadline however loaded the machine is (a plain
+    # kernel compiles in about a millisecond, which raced the 1 ms deadline this used to set).
+    loops = "    for i in range(1000):\n        for j in range(2000):\n            pass\n"
+    source = open(ADD).read().replace("    m_num = M // block_M\n",
+                                      loops + "    m_num = M // block_M\n", 1)
+    assert loops in source
     with pytest.raises(grpc.RpcError) as e:
-        stub.Compile(add_request(args=[64, 1024, 64, 128]), timeout=0.001)
+        stub.Compile(add_request(source=source), timeout=0.05)
     assert e.value.code() == C.DEADLINE_EXCEEDED, e.value
     assert re.search(r"[Dd]eadline", e.value.details()), e.value.details()
 
