@@ -12,6 +12,7 @@
 #
 #   BUILD_DIR=build (default)   the build tree: tilejitd, libtilejit_runtime.so, generated Python
 #   TIMEOUT=300 (default)       per-test timeout in seconds (pytest-timeout)
+#   KEEP_XML=FILE               also keep pytest's JUnit XML there (for upstream_report.py)
 # The checkout: the public repository tile-ai/tilelang-ascend at commit 95acbd7f.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -62,5 +63,6 @@ if [ ! -s "$WORK/junit.xml" ]; then
   cat "$WORK/pytest.log" >&2
   exit 1
 fi
+[ -z "${KEEP_XML:-}" ] || cp "$WORK/junit.xml" "$KEEP_XML"
 /usr/bin/python3 "$ROOT/tools/upstream_report.py" "$WORK/junit.xml"
 exit 0

@@ -38,14 +38,20 @@ def launchable(x):
 
 def allocate(param, like):
     """An uninitialised tensor for `param` of the kind of `like` (torch: torch.empty on
-    like's device, which may be the npu; otherwise NumPy)."""
-    if like is not None and is_torch(like):
+    like's device, which may be the npu; otherwise NumPy). With no `like` (a kernel that
+    takes no inputs) it is an npu tensor once the simulated npu is installed (the compatibility
+    path: TileLang's kernels return device tensors), otherwise NumPy."""
+    device = like.device if like is not None and is_torch(like) else None
+    npu = sys.modules.get("tilejit.npu")
+    if like is None and npu is not None and npu.is_installed():
+        device = "npu"
+    if device is not None:
         import torch
         dtype = torch_dtype(param.dtype)
         if dtype is None:
             raise TypeError(f"parameter '{param.name}' is {param.dtype}, which torch "
                             f"{torch.__version__} has no dtype for")
-        return torch.empty(param.shape, dtype=dtype, device=like.device)
+        return torch.empty(param.shape, dtype=dtype, device=device)
     import numpy
     return numpy.empty(param.shape, dtype=numpy_dtype(param.dtype))
 

@@ -151,6 +151,15 @@ def test_in_place_kernel_without_out_idx(tilejitd):
     np.testing.assert_allclose(b, np.exp(a), rtol=1e-5, atol=1e-6)
 
 
+def test_kernel_without_inputs_returns_numpy_without_the_npu(tilejitd):
+    import fill_only
+    import tilejit.npu
+    assert not tilejit.npu.is_installed()  # this file never installs it
+    out = fill_only.filled(32, 64, 3.0)()
+    assert isinstance(out, np.ndarray) and out.shape == (32, 64)
+    np.testing.assert_array_equal(out, np.full((32, 64), 3.0, np.float32))
+
+
 def test_configured_daemon_that_is_down_is_a_named_error(tilejitd, tmp_path):
     address = f"unix:{tmp_path}/nobody.sock"
     with pytest.raises(tilelang.ServiceUnavailableError, match="deploy/run.sh") as info:
