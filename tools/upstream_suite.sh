@@ -6,13 +6,14 @@
 # are read in place, never copied here) through tilejit's compatibility path
 # (client/python/compat: `import tilelang` is tilejit) against a tilejitd this script starts on
 # a free loopback port with a temporary cache, and stops. Prints passed / failed / errors /
-# skipped per file and overall, then one line per failing case with the first line of its
-# error (tools/upstream_report.py reads pytest's JUnit XML). A developer-run measure: CI runs the
-# project's own tests.
+# skipped per file and overall, the pass rate, and every failing case under its cause
+# (tools/upstream_report.py reads pytest's JUnit XML; the causes are tools/upstream_causes.toml).
+# A developer-run measure: CI runs the project's own tests.
 #
 #   BUILD_DIR=build (default)   the build tree: tilejitd, libtilejit_runtime.so, generated Python
 #   TIMEOUT=300 (default)       per-test timeout in seconds (pytest-timeout)
 #   KEEP_XML=FILE               also keep pytest's JUnit XML there (for upstream_report.py)
+#   MARKDOWN=1                  print the report as the README's tables
 # The checkout: the public repository tile-ai/tilelang-ascend at commit 95acbd7f.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -64,5 +65,6 @@ if [ ! -s "$WORK/junit.xml" ]; then
   exit 1
 fi
 [ -z "${KEEP_XML:-}" ] || cp "$WORK/junit.xml" "$KEEP_XML"
-/usr/bin/python3 "$ROOT/tools/upstream_report.py" "$WORK/junit.xml"
+/usr/bin/python3 "$ROOT/tools/upstream_report.py" --causes "$ROOT/tools/upstream_causes.toml" \
+  ${MARKDOWN:+--markdown} "$WORK/junit.xml"
 exit 0
