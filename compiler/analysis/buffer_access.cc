@@ -61,15 +61,12 @@ bool BoolAttrIs(const ir::TileOpNode& op, std::string_view key, bool value) {
 }  // namespace
 
 bool ReadsDestination(const ir::TileOpNode& op) {
-  switch (op.op) {
-    case ir::TileOpCode::kMma:
-    case ir::TileOpCode::kGemmV0:
+  switch (ir::TileOpFamilyOf(op.op)) {
+    case ir::TileOpFamily::kCube:
       return !BoolAttrIs(op, "init", true);
-    case ir::TileOpCode::kReduceSum:
-    case ir::TileOpCode::kReduceMax:
-    case ir::TileOpCode::kReduceMin:
+    case ir::TileOpFamily::kReduce:
       return BoolAttrIs(op, "clear", false);
-    case ir::TileOpCode::kAxpy:
+    case ir::TileOpFamily::kAxpy:
       return true;
     default:
       return false;

@@ -9,43 +9,31 @@ namespace tilejit::codegen {
 
 Status EmitVectorOp(Emitter& e, const ir::TileOpNode& op) {
   vec::VecOp v(e, op);
-  switch (op.op) {
-    case ir::TileOpCode::kFill:
+  switch (ir::TileOpFamilyOf(op.op)) {
+    case ir::TileOpFamily::kFill:
       return vec::EmitFill(v);
-    case ir::TileOpCode::kAdd:
-    case ir::TileOpCode::kSub:
-    case ir::TileOpCode::kMul:
-    case ir::TileOpCode::kDiv:
-    case ir::TileOpCode::kMax:
-    case ir::TileOpCode::kMin:
+    case ir::TileOpFamily::kBinary:
       return vec::EmitBinary(v);
-    case ir::TileOpCode::kExp:
-    case ir::TileOpCode::kLn:
-    case ir::TileOpCode::kSqrt:
-    case ir::TileOpCode::kRsqrt:
-    case ir::TileOpCode::kReciprocal:
-    case ir::TileOpCode::kAbs:
-    case ir::TileOpCode::kRelu:
-    case ir::TileOpCode::kSigmoid:
+    case ir::TileOpFamily::kUnary:
       return vec::EmitUnary(v);
-    case ir::TileOpCode::kCast:
+    case ir::TileOpFamily::kCast:
       return vec::EmitCast(v);
-    case ir::TileOpCode::kBroadcast:
+    case ir::TileOpFamily::kBroadcast:
       return vec::EmitBroadcast(v);
-    case ir::TileOpCode::kCompare:
+    case ir::TileOpFamily::kCompare:
       return vec::EmitCompare(v);
-    case ir::TileOpCode::kSelect:
+    case ir::TileOpFamily::kSelect:
       return vec::EmitSelect(v);
-    case ir::TileOpCode::kAxpy:
+    case ir::TileOpFamily::kAxpy:
       return vec::EmitAxpy(v);
-    case ir::TileOpCode::kReduceSum:
-    case ir::TileOpCode::kReduceMax:
-    case ir::TileOpCode::kReduceMin:
+    case ir::TileOpFamily::kReduce:
       return vec::EmitReduce(v);
-    default:
-      TILEJIT_CHECK(false) << "EmitVectorOp called with " << ir::TileOpName(op.op);
-      return Status::Ok();
+    case ir::TileOpFamily::kCopy:
+    case ir::TileOpFamily::kCube:
+      break;
   }
+  TILEJIT_CHECK(false) << "EmitVectorOp called with " << ir::TileOpName(op.op);
+  return Status::Ok();
 }
 
 }  // namespace tilejit::codegen

@@ -10,7 +10,7 @@
 
 #include <algorithm>
 
-#include "compiler/frontend/builtins.h"
+#include "compiler/frontend/builtin_registry.h"
 #include "compiler/frontend/host_eval.h"
 #include "compiler/frontend/parser.h"
 

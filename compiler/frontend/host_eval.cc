@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "compiler/frontend/builtins.h"
+#include "compiler/frontend/builtin_registry.h"
 #include "compiler/frontend/subscript.h"
 
 namespace tilejit::frontend {
@@ -262,6 +262,13 @@ std::optional<BoundArgs> Evaluator::Bind(const Signature& sig, const std::vector
       return std::nullopt;
     }
   }
+  for (size_t n = sig.required; n < sig.defaults.size(); ++n) {
+    if (!bound[n]) {
+      bound[n] = sig.defaults[n];
+    } else if (!sig.defaults[n] && bound[n]->kind == ValueKind::kNone) {
+      bound[n].reset();  // an explicit None where None is the default: not given
+    }
+  }
   return bound;
 }
 
@@ -300,25 +307,25 @@ std::optional<Value> Evaluator::CallUser(const FunctionValue& fn, const Expr& ca
 
 std::optional<Value> Evaluator::CallBuiltin(const std::string& name, const Expr& call,
                                             std::vector<Value> args, const KwArgs& kwargs) {
-  auto cls = ClassifyBuiltin(name);
-  if (!cls) {
+  const BuiltinRow* row = FindBuiltin(name);
+  if (row == nullptr) {
     diag_->Error(call.loc) << "unknown function '" << name << "'";
     return std::nullopt;
   }
-  switch (*cls) {
+  switch (row->cls) {
     case BuiltinClass::kHost:
-      return EvalHostBuiltin(name, call, args, kwargs);
+      return EvalHostBuiltin(*row, call, args, kwargs);
     case BuiltinClass::kStatement:
       diag_->Error(call.loc) << name << "(...) can only be used as a statement"
-                             << (name == "range" ? " (in a for loop)" : " in a prim_func body");
+                             << (row->handler == BuiltinHandler::kSerialLoop && name == "range"
+                                     ? " (in a for loop)"
+                                     : " in a prim_func body");
       return std::nullopt;
     case BuiltinClass::kDecorator:
       diag_->Error(call.loc) << name << " can only be used as a decorator";
       return std::nullopt;
     case BuiltinClass::kUnsupported:
-      diag_->Error(call.loc) << name
-                             << (name == "T.symbolic" ? " (dynamic shapes) is not supported yet"
-                                                      : " is not supported yet");
+      diag_->Error(call.loc) << NotSupportedText(*row);
       return std::nullopt;
   }
   return std::nullopt;
@@ -327,23 +334,29 @@ std::optional<Value> Evaluator::CallBuiltin(const std::string& name, const Expr&
 std::optional<Value> Evaluator::EvalAttribute(const Expr& e, const ScopePtr& scope) {
   auto base = Eval(*e.left, scope);
   if (!base) return std::nullopt;
-  const std::string& attr = e.name;
+  return AttributeOf(*base, e.name, e.loc, e.left->loc);
+}
+
+std::optional<Value> Evaluator::AttributeOf(const Value& value, const std::string& attr,
+                                            SourceLoc loc, SourceLoc base_loc) {
+  const Value* base = &value;
   switch (base->kind) {
     case ValueKind::kModule: {
       if (auto sub = ResolveSubmodule(base->text, attr)) return Value::Module(*sub);
-      if (auto info = ResolveModuleMember(base->text, attr)) return Value::Builtin(info->name);
+      if (const BuiltinRow* row = ResolveModuleMember(base->text, attr))
+        return Value::Builtin(std::string(row->name));
       if (!IsKnownModule(base->text)) {
-        diag_->Error(e.left->loc) << "module '" << base->text
-                                  << "' is not available to kernels (only tilelang is)";
+        diag_->Error(base_loc) << "module '" << base->text
+                               << "' is not available to kernels (only tilelang is)";
       } else {
-        diag_->Error(e.loc) << "unknown name '" << DisplayModule(base->text) << "." << attr << "'";
+        diag_->Error(loc) << "unknown name '" << DisplayModule(base->text) << "." << attr << "'";
       }
       return std::nullopt;
     }
     case ValueKind::kBuiltin:
       if (base->text == "tilelang.PassConfigKey") {
         if (auto key = PassConfigKeyString(attr)) return Value::Str(*key);
-        diag_->Error(e.loc) << "unknown pass config key 'tilelang.PassConfigKey." << attr << "'";
+        diag_->Error(loc) << "unknown pass config key 'tilelang.PassConfigKey." << attr << "'";
         return std::nullopt;
       }
       break;
@@ -368,7 +381,7 @@ std::optional<Value> Evaluator::EvalAttribute(const Expr& e, const ScopePtr& sco
     default:
       break;
   }
-  diag_->Error(e.loc) << "'" << TypeName(*base) << "' has no supported attribute '" << attr << "'";
+  diag_->Error(loc) << "'" << TypeName(*base) << "' has no supported attribute '" << attr << "'";
   return std::nullopt;
 }
 

@@ -27,6 +27,7 @@
 #include "common/diagnostic.h"
 #include "common/source_loc.h"
 #include "compiler/frontend/ast.h"
+#include "compiler/frontend/builtin_registry.h"
 #include "compiler/frontend/value.h"
 
 namespace tilejit::frontend {
@@ -52,13 +53,6 @@ using ScopePtr = std::shared_ptr<Scope>;
 // Keyword arguments of a call, in source order.
 using KwArgs = std::vector<std::pair<std::string, Value>>;
 
-// The parameters of a builtin, for argument binding: names in order, the first `required`
-// of them mandatory.
-struct Signature {
-  std::string_view name;  // for diagnostics ("T.copy")
-  std::vector<std::string_view> params;
-  size_t required = 0;
-};
 // Bound arguments, one slot per parameter (nullopt: not given). Each value's loc is the
 // location of its argument expression.
 using BoundArgs = std::vector<std::optional<Value>>;
@@ -184,8 +178,19 @@ class Evaluator {
   std::optional<Value> EvalAttribute(const Expr& e, const ScopePtr& scope);
   std::optional<Value> EvalSubscript(const Expr& e, const ScopePtr& scope);
   std::optional<Value> EvalContainer(const Expr& e, const ScopePtr& scope);
-  std::optional<Value> EvalHostBuiltin(const std::string& name, const Expr& call,
+  std::optional<Value> EvalHostBuiltin(const BuiltinRow& row, const Expr& call,
                                        const std::vector<Value>& args, const KwArgs& kwargs);
+  // Host handlers (host_builtins.cc).
+  std::optional<Value> CeilDiv(const Value& x, const Value& y, SourceLoc loc);
+  std::optional<Value> MinMax(const BuiltinRow& row, std::vector<Value> vals, SourceLoc loc);
+  std::optional<Value> MathUnary(const std::string& op, const Value& x, SourceLoc loc);
+  std::optional<Value> Logical(bool is_and, const Value& x, const Value& y, SourceLoc loc);
+  std::optional<Value> Getattr(const Value& obj, const Value& name,
+                               const std::optional<Value>& dflt, SourceLoc loc);
+  std::optional<Value> PythonConversion(const BuiltinRow& row, const Value& x, SourceLoc loc);
+  // `value.attr` (also getattr(value, "attr")); `base_loc` locates `value` in the source.
+  std::optional<Value> AttributeOf(const Value& value, const std::string& attr, SourceLoc loc,
+                                   SourceLoc base_loc);
   std::optional<Value> ModuleLookup(const std::string& name, int before, SourceLoc loc);
   bool EvalTopLevel(int index);
   bool Assign(const Expr& target, const Value& v, const ScopePtr& scope);

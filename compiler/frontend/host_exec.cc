@@ -3,7 +3,7 @@
 // module-level environment.
 #include <algorithm>
 
-#include "compiler/frontend/builtins.h"
+#include "compiler/frontend/builtin_registry.h"
 #include "compiler/frontend/host_eval.h"
 #include "compiler/frontend/parser.h"
 
@@ -114,8 +114,8 @@ bool Evaluator::EvalTopLevel(int index) {
           path.substr(0, path.rfind('.') == std::string::npos ? 0 : path.rfind('.'));
       std::string leaf =
           path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1);
-      if (auto info = parent.empty() ? std::nullopt : ResolveModuleMember(parent, leaf)) {
-        scope->Set(local, Value::Builtin(info->name));
+      if (const BuiltinRow* row = parent.empty() ? nullptr : ResolveModuleMember(parent, leaf)) {
+        scope->Set(local, Value::Builtin(std::string(row->name)));
       } else {
         scope->Set(local, Value::Module(path));
       }
@@ -200,11 +200,13 @@ std::optional<Value> Evaluator::MakeFunction(const Stmt& def, const ScopePtr& sc
     }
     auto v = Eval(callee, scope);
     if (!v) return std::nullopt;
-    if (v->kind == ValueKind::kBuiltin && v->text == "T.prim_func") {
+    const BuiltinRow* row = v->kind == ValueKind::kBuiltin ? FindBuiltin(v->text) : nullptr;
+    const BuiltinHandler h = row ? row->handler : BuiltinHandler::kNone;
+    if (h == BuiltinHandler::kPrimFunc) {
       fn->kind = FunctionKind::kPrimFunc;
-    } else if (v->kind == ValueKind::kBuiltin && v->text == "T.macro") {
+    } else if (h == BuiltinHandler::kMacro) {
       fn->kind = FunctionKind::kMacro;
-    } else if (v->kind == ValueKind::kBuiltin && v->text == "tilelang.jit") {
+    } else if (h == BuiltinHandler::kJit) {
       // Read by EvalJitDecorator for the entry; a nested jit factory is a plain function.
     } else {
       diag_->Error(d->loc) << "unsupported decorator (only @tilelang.jit, @T.prim_func and "

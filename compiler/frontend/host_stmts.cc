@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host statement execution (factory bodies, helpers, module-level statements) and the
 // @tilelang.jit decorator.
-#include "compiler/frontend/builtins.h"
+#include "compiler/frontend/builtin_registry.h"
 #include "compiler/frontend/host_eval.h"
 #include "compiler/frontend/parser.h"
 
@@ -162,10 +162,11 @@ bool Evaluator::ExecStmt(const Stmt& s, const ScopePtr& scope, Value* ret, Flow*
       }
       for (const auto& [local, path] : binds) {
         size_t dot = path.rfind('.');
-        std::optional<BuiltinInfo> info;
-        if (dot != std::string::npos)
-          info = ResolveModuleMember(path.substr(0, dot), path.substr(dot + 1));
-        scope->Set(local, info ? Value::Builtin(info->name) : Value::Module(path));
+        const BuiltinRow* row =
+            dot == std::string::npos
+                ? nullptr
+                : ResolveModuleMember(path.substr(0, dot), path.substr(dot + 1));
+        scope->Set(local, row ? Value::Builtin(std::string(row->name)) : Value::Module(path));
       }
       return true;
     }

@@ -20,11 +20,8 @@ std::optional<std::vector<int64_t>> CornerExtents(const ir::Region& other, size_
 
 }  // namespace
 
-bool Tracer::TraceCopy(const Expr& call, const std::vector<Value>& args, const KwArgs& kwargs,
-                       std::vector<ir::Stmt>* out) {
-  auto b = Bind(Signature{"T.copy", {"src", "dst", "enable_relu", "transpose", "pad_value"}, 2},
-                args, kwargs, call.loc);
-  if (!b) return false;
+bool Tracer::TraceCopy(const Expr& call, const BoundArgs& bound, std::vector<ir::Stmt>* out) {
+  const BoundArgs* b = &bound;
   const Value& src_v = *(*b)[0];
   const Value& dst_v = *(*b)[1];
   bool src_corner = src_v.kind == ValueKind::kElement;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // T.* statement calls: dispatch, operand conversion, cube ops (gemm_v0, mma), vector tile
 // ops (T.tile.*), reductions. Copies are in trace_copy.cc, sync in trace_sync.cc.
+#include "common/check.h"
 #include "compiler/frontend/shape_rules.h"
 #include "compiler/frontend/tracer.h"
 
@@ -38,26 +39,49 @@ bool Tracer::TraceOpCall(const std::string& name, const Expr& call, const std::v
     diag().Error(call.loc) << name << " must be used inside 'with T.Kernel(...)'";
     return false;
   }
-  if (name == "T.copy") return TraceCopy(call, args, kwargs, out);
-  if (name == "T.gemm_v0" || name == "T.mma") return TraceGemm(name, call, args, kwargs, out);
-  if (name.rfind("T.tile.", 0) == 0) return TraceTileOp(name.substr(7), call, args, kwargs, out);
-  if (name.rfind("T.reduce_", 0) == 0) return TraceReduce(name, call, args, kwargs, out);
-  if (name == "T.annotate_address") return TraceAnnotateAddress(call, args, kwargs);
-  if (name == "T.barrier_all" || name == "T.pipe_barrier" || name == "T.set_flag" ||
-      name == "T.wait_flag" || name == "T.set_cross_flag" || name == "T.wait_cross_flag") {
-    return TraceSync(name, call, args, kwargs, out);
+  const BuiltinRow* row = FindBuiltin(name);
+  TILEJIT_CHECK(row != nullptr) << "statement builtin without a row: " << name;
+  switch (row->handler) {
+    case BuiltinHandler::kKernel:
+    case BuiltinHandler::kScope:
+      diag().Error(call.loc) << name << " must be used in a 'with' statement";
+      return false;
+    case BuiltinHandler::kSerialLoop:
+    case BuiltinHandler::kPipelinedLoop:
+    case BuiltinHandler::kParallelLoop:
+      diag().Error(call.loc) << name << " can only be used as a for-loop iterator";
+      return false;
+    case BuiltinHandler::kAlloc:
+      diag().Error(call.loc) << "the result of " << name << "(...) must be assigned to a name";
+      return false;
+    case BuiltinHandler::kAnnotation:
+      diag().Error(call.loc) << name << " is only valid as a prim_func parameter annotation";
+      return false;
+    default:
+      break;
   }
-  if (name == "T.Kernel" || name == "T.Scope") {
-    diag().Error(call.loc) << name << " must be used in a 'with' statement";
-  } else if (name == "T.serial" || name == "T.Pipelined" || name == "T.Parallel" ||
-             name == "range") {
-    diag().Error(call.loc) << name << " can only be used as a for-loop iterator";
-  } else if (name.rfind("T.alloc_", 0) == 0) {
-    diag().Error(call.loc) << "the result of " << name << "(...) must be assigned to a name";
-  } else {
-    diag().Error(call.loc) << name << " is only valid as a prim_func parameter annotation";
+  auto b = Bind(SignatureOf(*row), args, kwargs, call.loc);
+  if (!b) return false;
+  if (row->handler == BuiltinHandler::kTileOp) return TraceTileOp(*row, call, *b, out);
+  if (row->handler == BuiltinHandler::kAnnotateAddress) return TraceAnnotateAddress(call, *b);
+  return TraceSync(*row, call, *b, out);
+}
+
+bool Tracer::TraceTileOp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                         std::vector<ir::Stmt>* out) {
+  switch (ir::TileOpFamilyOf(*row.op)) {
+    case ir::TileOpFamily::kCopy:
+      return TraceCopy(call, b, out);
+    case ir::TileOpFamily::kCube:
+      return TraceGemm(row, call, b, out);
+    case ir::TileOpFamily::kReduce:
+      return TraceReduce(row, call, b, out);
+    case ir::TileOpFamily::kCompare:
+    case ir::TileOpFamily::kSelect:
+      return TraceCompareSelect(row, call, b, out);
+    default:
+      return TraceVectorOp(row, call, b, out);
   }
-  return false;
 }
 
 std::optional<ir::Region> Tracer::RegionOperand(const Value& v, std::string_view what,
@@ -105,14 +129,11 @@ std::optional<bool> Tracer::FlagArg(const std::optional<Value>& v, bool dflt, st
   return std::nullopt;
 }
 
-bool Tracer::TraceGemm(const std::string& name, const Expr& call, const std::vector<Value>& args,
-                       const KwArgs& kwargs, std::vector<ir::Stmt>* out) {
-  bool is_gemm = name == "T.gemm_v0";
-  Signature sig{name, {"A", "B", "C"}, 3};
-  if (is_gemm) sig.params = {"A", "B", "C", "transpose_A", "transpose_B", "init"};
-  if (!is_gemm) sig.params.push_back("init");
-  auto b = Bind(sig, args, kwargs, call.loc);
-  if (!b) return false;
+bool Tracer::TraceGemm(const BuiltinRow& row, const Expr& call, const BoundArgs& bound,
+                       std::vector<ir::Stmt>* out) {
+  const std::string name(row.name);
+  const bool is_gemm = *row.op == ir::TileOpCode::kGemmV0;
+  const BoundArgs* b = &bound;
   auto A = RegionOperand(*(*b)[0], "operand A", call.loc);
   auto B = A ? RegionOperand(*(*b)[1], "operand B", call.loc) : std::nullopt;
   auto C = B ? RegionOperand(*(*b)[2], "operand C", call.loc) : std::nullopt;
@@ -162,19 +183,129 @@ bool Tracer::TraceGemm(const std::string& name, const Expr& call, const std::vec
     attrs.push_back({"transpose_A", *ta});
     attrs.push_back({"transpose_B", *tb});
   }
-  out->push_back(ir::MakeTileOp(is_gemm ? ir::TileOpCode::kGemmV0 : ir::TileOpCode::kMma,
-                                {*C, *A, *B}, std::move(attrs), call.loc));
+  out->push_back(ir::MakeTileOp(*row.op, {*C, *A, *B}, std::move(attrs), call.loc));
   return true;
 }
 
-bool Tracer::TraceTileOp(const std::string& op, const Expr& call, const std::vector<Value>& args,
-                         const KwArgs& kwargs, std::vector<ir::Stmt>* out) {
-  const std::string name = "T.tile." + op;
-  auto code = ir::ParseTileOp(op == "clear" ? "fill" : op);
+// Fill, binary, unary, broadcast, cast and axpy: one destination and its sources.
+bool Tracer::TraceVectorOp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                           std::vector<ir::Stmt>* out) {
+  const std::string name(row.name);
+  const ir::TileOpFamily family = ir::TileOpFamilyOf(*row.op);
   auto emit = [&](std::vector<ir::Operand> operands, std::vector<ir::Attr> attrs = {}) {
-    out->push_back(ir::MakeTileOp(*code, std::move(operands), std::move(attrs), call.loc));
+    out->push_back(ir::MakeTileOp(*row.op, std::move(operands), std::move(attrs), call.loc));
     return true;
   };
+  auto same_shape = [&](const ir::Region& x, const ir::Region& y, const char* yn) {
+    if (x.TrimmedShape() == y.TrimmedShape()) return true;
+    diag().Error(call.loc) << name << " shape mismatch: destination is "
+                           << ShapeText(x.TrimmedShape()) << " but " << yn << " is "
+                           << ShapeText(y.TrimmedShape());
+    return false;
+  };
+  auto dst = RegionOperand(*b[0], "destination", call.loc);
+  if (!dst) return false;
+  if (family == ir::TileOpFamily::kFill) {  // T.tile.clear has no value parameter
+    auto v = ScalarOperand(b.size() > 1 ? *b[1] : Value::Int(0), dst->buffer->dtype, "fill value",
+                           call.loc);
+    return v && emit({*dst, *v});
+  }
+  auto src = RegionOperand(*b[1], family == ir::TileOpFamily::kBinary ? "first source" : "source",
+                           call.loc);
+  if (!src) return false;
+  switch (family) {
+    case ir::TileOpFamily::kBinary: {
+      if (!same_shape(*dst, *src, "first source")) return false;
+      auto src1 = BinarySecondOperand(name, *dst, *b[2], call.loc);
+      return src1 && emit({*dst, *src, *src1});
+    }
+    case ir::TileOpFamily::kUnary:
+      return same_shape(*dst, *src, "source") && emit({*dst, *src});
+    case ir::TileOpFamily::kBroadcast: {
+      auto axis = BroadcastAxis(name, *dst, *src, b[2], call.loc);
+      return axis && emit({*dst, *src}, {{"axis", *axis}});
+    }
+    case ir::TileOpFamily::kCast: {
+      if (!same_shape(*dst, *src, "source")) return false;
+      auto attrs = CastAttrs(*dst, b[2], b[3], call.loc);
+      return attrs && emit({*dst, *src}, std::move(*attrs));
+    }
+    case ir::TileOpFamily::kAxpy: {  // dst += scalar * src
+      if (!same_shape(*dst, *src, "source")) return false;
+      auto scalar = ScalarOperand(*b[2], dst->buffer->dtype, "scalar", call.loc);
+      return scalar && emit({*dst, *src, *scalar});
+    }
+    default:
+      TILEJIT_CHECK(false) << name << " is not a vector op";
+      return false;
+  }
+}
+
+std::optional<ir::Operand> Tracer::BinarySecondOperand(const std::string& name,
+                                                       const ir::Region& dst, const Value& s1,
+                                                       SourceLoc loc) {
+  if (s1.kind != ValueKind::kBuffer && s1.kind != ValueKind::kRegion)
+    return ScalarOperand(s1, dst.buffer->dtype, "second source", loc);
+  auto src1 = RegionOperand(s1, "second source", loc);
+  if (!src1) return std::nullopt;
+  if (!BinaryBroadcast(dst, *src1)) {
+    diag().Error(LocOr(s1, loc))
+        << name << " shape mismatch: destination is " << ShapeText(dst.TrimmedShape())
+        << " but the second source is " << ShapeText(KeepLastTwo(Extents(*src1)))
+        << " (expected the same shape, [R] or [R, 1] per row, or [1, C] per column)";
+    return std::nullopt;
+  }
+  return *src1;
+}
+
+std::optional<int64_t> Tracer::BroadcastAxis(const std::string& name, const ir::Region& dst,
+                                             const ir::Region& src,
+                                             const std::optional<Value>& axis_arg, SourceLoc loc) {
+  auto kind = BinaryBroadcast(dst, src);
+  if (!kind || *kind == Broadcast::kElementwise || dst.TrimmedShape().size() != 2) {
+    diag().Error(loc) << name << " expands [R] or [R, 1] to [R, C] or [1, C] to [R, C]; got "
+                      << ShapeText(KeepLastTwo(Extents(src))) << " to "
+                      << ShapeText(dst.TrimmedShape());
+    return std::nullopt;
+  }
+  int64_t axis = *kind == Broadcast::kPerRow ? 1 : 0;
+  if (axis_arg &&
+      !(axis_arg->kind == ValueKind::kInt && (axis_arg->i == axis || axis_arg->i == axis - 2))) {
+    diag().Error(LocOr(*axis_arg, loc)) << "broadcast axis " << Repr(*axis_arg)
+                                        << " does not match the shapes (axis " << axis << ")";
+    return std::nullopt;
+  }
+  return axis;
+}
+
+std::optional<std::vector<ir::Attr>> Tracer::CastAttrs(const ir::Region& dst,
+                                                       const std::optional<Value>& mode,
+                                                       const std::optional<Value>& count_arg,
+                                                       SourceLoc loc) {
+  if (mode->kind != ValueKind::kString || !OneOf(mode->text, kCastModes)) {
+    diag().Error(LocOr(*mode, loc))
+        << "unknown cast mode " << Repr(*mode) << " (known: " << Join(kCastModes) << ")";
+    return std::nullopt;
+  }
+  int64_t count = dst.num_elements();
+  if (count_arg) {
+    const Value& c = *count_arg;
+    if (c.kind != ValueKind::kInt || c.i <= 0 || c.i > count) {
+      diag().Error(LocOr(c, loc)) << "cast count must be an int in 1.." << count << ", not "
+                                  << Repr(c);
+      return std::nullopt;
+    }
+    count = c.i;
+  }
+  return std::vector<ir::Attr>{{"count", count}, {"mode", mode->text}};
+}
+
+// compare [mask, src0, src1]; select [dst, mask, src0, src1]: src1 a region or a scalar.
+bool Tracer::TraceCompareSelect(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                                std::vector<ir::Stmt>* out) {
+  const std::string name(row.name);
+  const bool cmp = ir::TileOpFamilyOf(*row.op) == ir::TileOpFamily::kCompare;
+  const Signature& sig = SignatureOf(row);
   auto same_shape = [&](const ir::Region& x, const ir::Region& y, const char* xn, const char* yn) {
     if (x.TrimmedShape() == y.TrimmedShape()) return true;
     diag().Error(call.loc) << name << " shape mismatch: " << xn << " is "
@@ -182,146 +313,43 @@ bool Tracer::TraceTileOp(const std::string& op, const Expr& call, const std::vec
                            << ShapeText(y.TrimmedShape());
     return false;
   };
-  if (!code) {
-    diag().Error(call.loc) << name << " is not supported yet";
+  size_t n = sig.params.size();
+  std::vector<ir::Operand> operands;
+  for (size_t i = 0; i + 2 < n; ++i) {
+    auto r = RegionOperand(*b[i], sig.params[i], call.loc);
+    if (!r) return false;
+    operands.push_back(*r);
+  }
+  const ir::Region& dst = std::get<ir::Region>(operands[0]);
+  const ir::Region& lhs = std::get<ir::Region>(operands[cmp ? 1 : 2]);
+  if (!cmp && !same_shape(dst, lhs, "destination", "first source")) return false;
+  const Value& last = *b[n - 2];
+  if (last.kind == ValueKind::kBuffer || last.kind == ValueKind::kRegion) {
+    auto r = RegionOperand(last, "second source", call.loc);
+    if (!r || !same_shape(lhs, *r, "first source", "second source")) return false;
+    operands.push_back(*r);
+  } else {
+    auto e = ScalarOperand(last, lhs.buffer->dtype, "second source", call.loc);
+    if (!e) return false;
+    operands.push_back(*e);
+  }
+  const Value& mode = *b[n - 1];
+  bool ok = mode.kind == ValueKind::kString &&
+            (cmp ? OneOf(mode.text, kCompareModes) : OneOf(mode.text, kSelectModes));
+  if (!ok) {
+    diag().Error(LocOr(mode, call.loc))
+        << "unknown " << (cmp ? "compare" : "select") << " mode " << Repr(mode)
+        << " (known: " << (cmp ? Join(kCompareModes) : Join(kSelectModes)) << ")";
     return false;
   }
-  if (op == "fill" || op == "clear") {
-    auto b = op == "fill" ? Bind(Signature{name, {"dst", "value"}, 2}, args, kwargs, call.loc)
-                          : Bind(Signature{name, {"dst"}, 1}, args, kwargs, call.loc);
-    if (!b) return false;
-    auto dst = RegionOperand(*(*b)[0], "destination", call.loc);
-    if (!dst) return false;
-    auto v = ScalarOperand(op == "fill" ? *(*b)[1] : Value::Int(0), dst->buffer->dtype,
-                           "fill value", call.loc);
-    return v && emit({*dst, *v});
-  }
-  if (op == "add" || op == "sub" || op == "mul" || op == "div" || op == "max" || op == "min") {
-    auto b = Bind(Signature{name, {"dst", "src0", "src1"}, 3}, args, kwargs, call.loc);
-    if (!b) return false;
-    auto dst = RegionOperand(*(*b)[0], "destination", call.loc);
-    auto src0 = dst ? RegionOperand(*(*b)[1], "first source", call.loc) : std::nullopt;
-    if (!src0 || !same_shape(*dst, *src0, "destination", "first source")) return false;
-    const Value& s1 = *(*b)[2];
-    if (s1.kind == ValueKind::kBuffer || s1.kind == ValueKind::kRegion) {
-      auto src1 = RegionOperand(s1, "second source", call.loc);
-      if (!src1) return false;
-      if (!BinaryBroadcast(*dst, *src1)) {
-        diag().Error(LocOr(s1, call.loc))
-            << name << " shape mismatch: destination is " << ShapeText(dst->TrimmedShape())
-            << " but the second source is " << ShapeText(KeepLastTwo(Extents(*src1)))
-            << " (expected the same shape, [R] or [R, 1] per row, or [1, C] per column)";
-        return false;
-      }
-      return emit({*dst, *src0, *src1});
-    }
-    auto scalar = ScalarOperand(s1, dst->buffer->dtype, "second source", call.loc);
-    return scalar && emit({*dst, *src0, *scalar});
-  }
-  if (op == "exp" || op == "ln" || op == "sqrt" || op == "rsqrt" || op == "reciprocal" ||
-      op == "abs" || op == "relu" || op == "sigmoid" || op == "broadcast") {
-    Signature sig{name, {"dst", "src"}, 2};
-    if (op == "broadcast") sig.params.push_back("axis");
-    auto b = Bind(sig, args, kwargs, call.loc);
-    if (!b) return false;
-    auto dst = RegionOperand(*(*b)[0], "destination", call.loc);
-    auto src = dst ? RegionOperand(*(*b)[1], "source", call.loc) : std::nullopt;
-    if (!src) return false;
-    if (op != "broadcast")
-      return same_shape(*dst, *src, "destination", "source") && emit({*dst, *src});
-    auto kind = BinaryBroadcast(*dst, *src);
-    if (!kind || *kind == Broadcast::kElementwise || dst->TrimmedShape().size() != 2) {
-      diag().Error(call.loc) << name << " expands [R] or [R, 1] to [R, C] or [1, C] to [R, C]; got "
-                             << ShapeText(KeepLastTwo(Extents(*src))) << " to "
-                             << ShapeText(dst->TrimmedShape());
-      return false;
-    }
-    int64_t axis = *kind == Broadcast::kPerRow ? 1 : 0;
-    if (sig.params.size() == 3 && (*b)[2] && (*b)[2]->kind != ValueKind::kNone &&
-        !((*b)[2]->kind == ValueKind::kInt && ((*b)[2]->i == axis || (*b)[2]->i == axis - 2))) {
-      diag().Error(LocOr(*(*b)[2], call.loc)) << "broadcast axis " << Repr(*(*b)[2])
-                                              << " does not match the shapes (axis " << axis << ")";
-      return false;
-    }
-    return emit({*dst, *src}, {{"axis", axis}});
-  }
-  if (op == "cast") {
-    auto b = Bind(Signature{name, {"dst", "src", "mode", "count"}, 3}, args, kwargs, call.loc);
-    if (!b) return false;
-    auto dst = RegionOperand(*(*b)[0], "destination", call.loc);
-    auto src = dst ? RegionOperand(*(*b)[1], "source", call.loc) : std::nullopt;
-    if (!src || !same_shape(*dst, *src, "destination", "source")) return false;
-    const Value& mode = *(*b)[2];
-    if (mode.kind != ValueKind::kString || !OneOf(mode.text, kCastModes)) {
-      diag().Error(LocOr(mode, call.loc))
-          << "unknown cast mode " << Repr(mode) << " (known: " << Join(kCastModes) << ")";
-      return false;
-    }
-    int64_t count = dst->num_elements();
-    if ((*b)[3]) {
-      const Value& c = *(*b)[3];
-      if (c.kind != ValueKind::kInt || c.i <= 0 || c.i > count) {
-        diag().Error(LocOr(c, call.loc))
-            << "cast count must be an int in 1.." << count << ", not " << Repr(c);
-        return false;
-      }
-      count = c.i;
-    }
-    return emit({*dst, *src}, {{"count", count}, {"mode", mode.text}});
-  }
-  if (op == "compare" || op == "select") {
-    bool cmp = op == "compare";
-    Signature sig{name, {"dst", "src0", "src1", "mode"}, 4};
-    if (!cmp) sig.params = {"dst", "mask", "src0", "src1", "mode"};
-    if (!cmp) sig.required = 5;
-    auto b = Bind(sig, args, kwargs, call.loc);
-    if (!b) return false;
-    size_t n = sig.params.size();
-    std::vector<ir::Operand> operands;
-    for (size_t i = 0; i + 2 < n; ++i) {
-      auto r = RegionOperand(*(*b)[i], sig.params[i], call.loc);
-      if (!r) return false;
-      operands.push_back(*r);
-    }
-    const ir::Region& dst = std::get<ir::Region>(operands[0]);
-    const ir::Region& lhs = std::get<ir::Region>(operands[cmp ? 1 : 2]);
-    if (!cmp && !same_shape(dst, lhs, "destination", "first source")) return false;
-    const Value& last = *(*b)[n - 2];
-    if (last.kind == ValueKind::kBuffer || last.kind == ValueKind::kRegion) {
-      auto r = RegionOperand(last, "second source", call.loc);
-      if (!r || !same_shape(lhs, *r, "first source", "second source")) return false;
-      operands.push_back(*r);
-    } else {
-      auto e = ScalarOperand(last, lhs.buffer->dtype, "second source", call.loc);
-      if (!e) return false;
-      operands.push_back(*e);
-    }
-    const Value& mode = *(*b)[n - 1];
-    bool ok = mode.kind == ValueKind::kString &&
-              (cmp ? OneOf(mode.text, kCompareModes) : OneOf(mode.text, kSelectModes));
-    if (!ok) {
-      diag().Error(LocOr(mode, call.loc))
-          << "unknown " << op << " mode " << Repr(mode)
-          << " (known: " << (cmp ? Join(kCompareModes) : Join(kSelectModes)) << ")";
-      return false;
-    }
-    return emit(std::move(operands), {{"mode", mode.text}});
-  }
-  // axpy(dst, src, scalar): dst += scalar * src
-  auto b = Bind(Signature{name, {"dst", "src", "scalar"}, 3}, args, kwargs, call.loc);
-  if (!b) return false;
-  auto dst = RegionOperand(*(*b)[0], "destination", call.loc);
-  auto src = dst ? RegionOperand(*(*b)[1], "source", call.loc) : std::nullopt;
-  if (!src || !same_shape(*dst, *src, "destination", "source")) return false;
-  auto scalar = ScalarOperand(*(*b)[2], dst->buffer->dtype, "scalar", call.loc);
-  return scalar && emit({*dst, *src, *scalar});
+  out->push_back(ir::MakeTileOp(*row.op, std::move(operands), {{"mode", mode.text}}, call.loc));
+  return true;
 }
 
-bool Tracer::TraceReduce(const std::string& name, const Expr& call, const std::vector<Value>& args,
-                         const KwArgs& kwargs, std::vector<ir::Stmt>* out) {
-  auto b = Bind(Signature{name, {"src", "dst", "dim", "clear", "real_shape"}, 2}, args, kwargs,
-                call.loc);
-  if (!b) return false;
+bool Tracer::TraceReduce(const BuiltinRow& row, const Expr& call, const BoundArgs& bound,
+                         std::vector<ir::Stmt>* out) {
+  const std::string name(row.name);
+  const BoundArgs* b = &bound;
   if ((*b)[4] && (*b)[4]->kind != ValueKind::kNone) {
     diag().Error(LocOr(*(*b)[4], call.loc)) << name << " real_shape is not supported yet";
     return false;
@@ -348,9 +376,9 @@ bool Tracer::TraceReduce(const std::string& name, const Expr& call, const std::v
                            << ShapeText(dst->TrimmedShape());
     return false;
   }
-  auto code = ir::ParseTileOp(name.substr(2));
   int64_t axis = dim < 0 ? dim + rank : dim;
-  out->push_back(ir::MakeTileOp(*code, {*dst, *src}, {{"clear", *clear}, {"dim", axis}}, call.loc));
+  out->push_back(
+      ir::MakeTileOp(*row.op, {*dst, *src}, {{"clear", *clear}, {"dim", axis}}, call.loc));
   return true;
 }
 

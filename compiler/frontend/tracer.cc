@@ -5,7 +5,7 @@
 // Python `if` opens no scope).
 #include "compiler/frontend/tracer.h"
 
-#include "compiler/frontend/builtins.h"
+#include "compiler/frontend/builtin_registry.h"
 #include "compiler/frontend/parser.h"
 
 namespace tilejit::frontend {
@@ -69,8 +69,8 @@ std::optional<ir::Buffer> Tracer::TraceParam(const Param& p, ir::BufferRole role
   }
   auto callee = Eval(*ann->left, scope);
   if (!callee) return std::nullopt;
-  if (callee->kind != ValueKind::kBuiltin ||
-      (callee->text != "T.Tensor" && callee->text != "T.Buffer")) {
+  const BuiltinRow* row = callee->kind == ValueKind::kBuiltin ? FindBuiltin(callee->text) : nullptr;
+  if (!row || row->handler != BuiltinHandler::kAnnotation) {
     diag().Error(ann->loc) << "prim_func parameter '" << p.name
                            << "' must be annotated T.Tensor(shape, dtype)";
     return std::nullopt;
@@ -78,7 +78,7 @@ std::optional<ir::Buffer> Tracer::TraceParam(const Param& p, ir::BufferRole role
   std::vector<Value> args;
   KwArgs kwargs;
   if (!EvalArgs(*ann, scope, &args, &kwargs)) return std::nullopt;
-  auto bound = Bind(Signature{callee->text, {"shape", "dtype"}, 1}, args, kwargs, ann->loc);
+  auto bound = Bind(SignatureOf(*row), args, kwargs, ann->loc);
   if (!bound) return std::nullopt;
   ir::BufferNode node;
   node.name = p.name;

@@ -86,20 +86,35 @@ class Tracer : public Evaluator {
                                        std::vector<ir::Stmt>* out);
   std::optional<ir::Buffer> TraceParam(const Param& p, ir::BufferRole role, const ScopePtr& scope);
 
-  // T.* statement calls (trace_ops.cc, trace_copy.cc). `out` receives zero or more stmts.
+  // T.* statement calls (trace_ops.cc, trace_copy.cc, trace_sync.cc), dispatched on the
+  // registry row's handler and, for tile operations, the IR op's family. Arguments arrive
+  // bound to the row's signature. `out` receives zero or more stmts.
   bool TraceOpCall(const std::string& name, const Expr& call, const std::vector<Value>& args,
                    const KwArgs& kwargs, std::vector<ir::Stmt>* out);
-  bool TraceCopy(const Expr& call, const std::vector<Value>& args, const KwArgs& kwargs,
+  bool TraceCopy(const Expr& call, const BoundArgs& b, std::vector<ir::Stmt>* out);
+  bool TraceGemm(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                  std::vector<ir::Stmt>* out);
-  bool TraceGemm(const std::string& name, const Expr& call, const std::vector<Value>& args,
-                 const KwArgs& kwargs, std::vector<ir::Stmt>* out);
-  bool TraceTileOp(const std::string& op, const Expr& call, const std::vector<Value>& args,
-                   const KwArgs& kwargs, std::vector<ir::Stmt>* out);
-  bool TraceReduce(const std::string& name, const Expr& call, const std::vector<Value>& args,
-                   const KwArgs& kwargs, std::vector<ir::Stmt>* out);
-  bool TraceSync(const std::string& name, const Expr& call, const std::vector<Value>& args,
-                 const KwArgs& kwargs, std::vector<ir::Stmt>* out);
-  bool TraceAnnotateAddress(const Expr& call, const std::vector<Value>& args, const KwArgs& kwargs);
+  bool TraceTileOp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                   std::vector<ir::Stmt>* out);
+  bool TraceVectorOp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                     std::vector<ir::Stmt>* out);
+  std::optional<ir::Operand> BinarySecondOperand(const std::string& name, const ir::Region& dst,
+                                                 const Value& s1, SourceLoc loc);
+  std::optional<int64_t> BroadcastAxis(const std::string& name, const ir::Region& dst,
+                                       const ir::Region& src, const std::optional<Value>& axis_arg,
+                                       SourceLoc loc);
+  std::optional<std::vector<ir::Attr>> CastAttrs(const ir::Region& dst,
+                                                 const std::optional<Value>& mode,
+                                                 const std::optional<Value>& count_arg,
+                                                 SourceLoc loc);
+  bool TraceCompareSelect(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                          std::vector<ir::Stmt>* out);
+  bool TraceReduce(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                   std::vector<ir::Stmt>* out);
+  bool TraceSync(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                 std::vector<ir::Stmt>* out);
+  bool TraceAnnotateAddress(const Expr& call, const BoundArgs& b);
+  std::optional<ir::Expr> SyncId(const Value& v, int64_t limit, const char* what, SourceLoc loc);
 
   // Operand helpers.
   std::optional<ir::Region> RegionOperand(const Value& v, std::string_view what, SourceLoc loc);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Loops (T.serial, range, T.Pipelined, T.Parallel) and `with` frames (T.Kernel, T.Scope).
-#include "compiler/frontend/builtins.h"
+#include "compiler/frontend/builtin_registry.h"
 #include "compiler/frontend/tracer.h"
 
 namespace tilejit::frontend {
@@ -25,27 +25,25 @@ std::optional<ir::Stmt> Tracer::TraceFor(const Stmt& s, const ScopePtr& scope) {
     callee = Eval(*iter.left, scope);
     if (!callee) return std::nullopt;
   }
-  static const char* kLoops[] = {"T.serial", "range", "T.Pipelined", "T.Parallel"};
-  bool known = false;
-  for (const char* l : kLoops)
-    known = known || (callee && callee->kind == ValueKind::kBuiltin && callee->text == l);
-  if (!known) {
-    if (callee && callee->kind == ValueKind::kBuiltin &&
-        ClassifyBuiltin(callee->text) == BuiltinClass::kUnsupported) {
-      diag().Error(iter.loc) << callee->text << " is not supported yet";
+  const BuiltinRow* row =
+      callee && callee->kind == ValueKind::kBuiltin ? FindBuiltin(callee->text) : nullptr;
+  const BuiltinHandler kind = row ? row->handler : BuiltinHandler::kNone;
+  if (kind != BuiltinHandler::kSerialLoop && kind != BuiltinHandler::kPipelinedLoop &&
+      kind != BuiltinHandler::kParallelLoop) {
+    if (row && row->cls == BuiltinClass::kUnsupported) {
+      diag().Error(iter.loc) << NotSupportedText(*row);
     } else {
       diag().Error(iter.loc)
           << "a kernel loop must iterate over T.serial, T.Pipelined, T.Parallel or range";
     }
     return std::nullopt;
   }
-  const std::string& kind = callee->text;
   std::vector<Value> args;
   KwArgs kwargs;
   if (!EvalArgs(iter, scope, &args, &kwargs)) return std::nullopt;
   const Expr& target = *s.targets[0];
   auto body_scope = std::make_shared<Scope>(scope);
-  if (kind == "T.Parallel") {
+  if (kind == BuiltinHandler::kParallelLoop) {
     if (!kwargs.empty()) {
       diag().Error(kwargs[0].second.loc)
           << "T.Parallel keyword '" << kwargs[0].first << "' is not supported";
@@ -88,12 +86,11 @@ std::optional<ir::Stmt> Tracer::TraceFor(const Stmt& s, const ScopePtr& scope) {
     }
     return loop;
   }
-  Signature sig{kind, {"start", "stop"}, 1};
-  if (kind == "range") sig.params.push_back("step");
-  if (kind == "T.Pipelined") sig.params.push_back("num_stages");
+  const Signature& sig = SignatureOf(*row);
   auto b = Bind(sig, args, kwargs, iter.loc);
   if (!b) return std::nullopt;
-  if (kind == "range" && (*b)[2] && !(IsIntValue(*(*b)[2]) && (*b)[2]->i == 1)) {
+  if (sig.params.size() > 2 && sig.params[2] == "step" && (*b)[2] &&
+      !(IsIntValue(*(*b)[2]) && (*b)[2]->i == 1)) {
     diag().Error((*b)[2]->loc) << "range() with a step other than 1 is not supported in kernels";
     return std::nullopt;
   }
@@ -113,7 +110,7 @@ std::optional<ir::Stmt> Tracer::TraceFor(const Stmt& s, const ScopePtr& scope) {
   }
   int stages = 0;
   ir::ForKind for_kind = ir::ForKind::kSerial;
-  if (kind == "T.Pipelined") {
+  if (kind == BuiltinHandler::kPipelinedLoop) {
     for_kind = ir::ForKind::kPipelined;
     if (extent->kind != ValueKind::kInt) {
       diag().Error(iter.loc) << "T.Pipelined needs a compile-time loop extent";
@@ -128,7 +125,7 @@ std::optional<ir::Stmt> Tracer::TraceFor(const Stmt& s, const ScopePtr& scope) {
     }
   }
   if (target.kind != ExprKind::kName) {
-    diag().Error(target.loc) << "the loop variable of " << kind << " must be a single name";
+    diag().Error(target.loc) << "the loop variable of " << row->name << " must be a single name";
     return std::nullopt;
   }
   auto min_e = ToExpr(lo, iter.loc);
@@ -158,17 +155,17 @@ std::optional<ir::Stmt> Tracer::TraceWith(const Stmt& s, const ScopePtr& scope) 
     callee = Eval(*ctx.left, scope);
     if (!callee) return std::nullopt;
   }
-  if (callee && callee->kind == ValueKind::kBuiltin && callee->text == "T.Kernel") {
-    return TraceKernel(s, ctx, scope);
-  }
-  if (!callee || callee->kind != ValueKind::kBuiltin || callee->text != "T.Scope") {
+  const BuiltinRow* row =
+      callee && callee->kind == ValueKind::kBuiltin ? FindBuiltin(callee->text) : nullptr;
+  if (row && row->handler == BuiltinHandler::kKernel) return TraceKernel(s, ctx, scope);
+  if (!row || row->handler != BuiltinHandler::kScope) {
     diag().Error(ctx.loc) << "unsupported 'with' context: expected T.Kernel(...) or T.Scope(...)";
     return std::nullopt;
   }
   std::vector<Value> args;
   KwArgs kwargs;
   if (!EvalArgs(ctx, scope, &args, &kwargs)) return std::nullopt;
-  auto b = Bind(Signature{"T.Scope", {"scope"}, 1}, args, kwargs, ctx.loc);
+  auto b = Bind(SignatureOf(*row), args, kwargs, ctx.loc);
   if (!b) return std::nullopt;
   const Value& which = *(*b)[0];
   if (which.kind != ValueKind::kString || (which.text != "C" && which.text != "V")) {

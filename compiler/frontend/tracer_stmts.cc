@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Assignments, loops, `with` frames, expression statements and inlining.
-#include "compiler/frontend/builtins.h"
+#include "compiler/frontend/builtin_registry.h"
 #include "compiler/frontend/subscript.h"
 #include "compiler/frontend/tracer.h"
 
@@ -14,18 +14,6 @@ bool IsLocalVar(const Value* v) {
          v->buffer->scope == ir::MemScope::kLocalVar;
 }
 
-std::optional<ir::MemScope> AllocScope(const std::string& builtin) {
-  if (builtin == "T.alloc_shared") return ir::MemScope::kShared;
-  if (builtin == "T.alloc_fragment") return ir::MemScope::kFragment;
-  if (builtin == "T.alloc_L1") return ir::MemScope::kL1;
-  if (builtin == "T.alloc_L0A") return ir::MemScope::kL0A;
-  if (builtin == "T.alloc_L0B") return ir::MemScope::kL0B;
-  if (builtin == "T.alloc_L0C") return ir::MemScope::kL0C;
-  if (builtin == "T.alloc_ub") return ir::MemScope::kUB;
-  if (builtin == "T.alloc_var") return ir::MemScope::kLocalVar;
-  return std::nullopt;
-}
-
 }  // namespace
 
 bool Tracer::TraceAssign(const Work& work, size_t i, const ScopePtr& scope,
@@ -37,7 +25,9 @@ bool Tracer::TraceAssign(const Work& work, size_t i, const ScopePtr& scope,
       (value.left->kind == ExprKind::kAttribute || value.left->kind == ExprKind::kName)) {
     auto callee = Eval(*value.left, scope);
     if (!callee) return false;
-    if (callee->kind == ValueKind::kBuiltin && AllocScope(callee->text)) {
+    const BuiltinRow* row =
+        callee->kind == ValueKind::kBuiltin ? FindBuiltin(callee->text) : nullptr;
+    if (row && row->handler == BuiltinHandler::kAlloc) {
       if (s.targets.size() != 1 || s.targets[0]->kind != ExprKind::kName) {
         diag().Error(s.loc) << "the result of " << callee->text
                             << "(...) must be assigned to a single name";
@@ -186,19 +176,20 @@ std::optional<ir::Buffer> Tracer::TraceAlloc(const std::string& name, const std:
   if (!EvalArgs(call, scope, &args, &kwargs)) return std::nullopt;
   ir::BufferNode node;
   node.name = name;
-  node.scope = *AllocScope(builtin);
+  const BuiltinRow& row = *FindBuiltin(builtin);
+  node.scope = *row.scope;
   node.role = ir::BufferRole::kLocal;
   node.loc = call.loc;
   std::optional<Value> init;
   Value dt;
   if (node.scope == ir::MemScope::kLocalVar) {
-    auto b = Bind(Signature{builtin, {"dtype", "init", "scope"}, 1}, args, kwargs, call.loc);
+    auto b = Bind(SignatureOf(row), args, kwargs, call.loc);
     if (!b) return std::nullopt;
     node.shape = {1};
     dt = *(*b)[0];
     init = (*b)[1];
   } else {
-    auto b = Bind(Signature{builtin, {"shape", "dtype", "scope"}, 2}, args, kwargs, call.loc);
+    auto b = Bind(SignatureOf(row), args, kwargs, call.loc);
     if (!b) return std::nullopt;
     const Value& shape = *(*b)[0];
     std::vector<Value> dims = shape.is_sequence() ? *shape.items : std::vector<Value>{shape};

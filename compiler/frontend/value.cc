@@ -340,6 +340,14 @@ std::optional<ir::DType> DTypeOfValue(const Value& v, SourceLoc fallback, Diagno
   if (v.kind == ValueKind::kString || v.kind == ValueKind::kDataType) {
     if (auto dt = ir::ParseDType(v.text)) return dt;
   }
+  if (v.kind == ValueKind::kBuiltin) {
+    // T.float16 and the other dtype names, uncalled; Python's int and float as TVM reads them.
+    if (v.text.rfind("T.", 0) == 0) {
+      if (auto dt = ir::ParseDType(std::string_view(v.text).substr(2))) return dt;
+    }
+    if (v.text == "int") return ir::DType::kInt32;
+    if (v.text == "float") return ir::DType::kFloat32;
+  }
   diag->Error(v.loc.known() ? v.loc : fallback) << "unknown dtype " << Repr(v);
   return std::nullopt;
 }

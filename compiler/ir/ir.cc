@@ -80,8 +80,8 @@ std::string_view ForKindName(ForKind k) {
 
 std::string_view TileOpName(TileOpCode op) {
   switch (op) {
-#define TILEJIT_X(e, s) \
-  case TileOpCode::e:   \
+#define TILEJIT_X(e, s, f) \
+  case TileOpCode::e:      \
     return s;
     TILEJIT_TILE_OPS(TILEJIT_X)
 #undef TILEJIT_X
@@ -89,8 +89,19 @@ std::string_view TileOpName(TileOpCode op) {
   return "?";
 }
 
+TileOpFamily TileOpFamilyOf(TileOpCode op) {
+  switch (op) {
+#define TILEJIT_X(e, s, f) \
+  case TileOpCode::e:      \
+    return TileOpFamily::f;
+    TILEJIT_TILE_OPS(TILEJIT_X)
+#undef TILEJIT_X
+  }
+  return TileOpFamily::kUnary;
+}
+
 std::optional<TileOpCode> ParseTileOp(std::string_view name) {
-#define TILEJIT_X(e, s) \
+#define TILEJIT_X(e, s, f) \
   if (name == s) return TileOpCode::e;
   TILEJIT_TILE_OPS(TILEJIT_X)
 #undef TILEJIT_X

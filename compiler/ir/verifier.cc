@@ -30,34 +30,26 @@ constexpr AttrSpec kBroadcastAttrs[] = {{"axis", AttrType::kInt}};
 
 // Operand kinds per position: 'r' region, 'e' scalar expression, 'x' either.
 std::string_view OperandPattern(TileOpCode op) {
-  switch (op) {
-    case TileOpCode::kCopy:
-    case TileOpCode::kCast:
-    case TileOpCode::kBroadcast:
-    case TileOpCode::kReduceSum:
-    case TileOpCode::kReduceMax:
-    case TileOpCode::kReduceMin:
-      return "rr";
-    case TileOpCode::kGemmV0:
-    case TileOpCode::kMma:
+  switch (TileOpFamilyOf(op)) {
+    case TileOpFamily::kCube:
       return "rrr";
-    case TileOpCode::kFill:
+    case TileOpFamily::kFill:
       return "re";
-    case TileOpCode::kAdd:
-    case TileOpCode::kSub:
-    case TileOpCode::kMul:
-    case TileOpCode::kDiv:
-    case TileOpCode::kMax:
-    case TileOpCode::kMin:
-    case TileOpCode::kCompare:
+    case TileOpFamily::kBinary:
+    case TileOpFamily::kCompare:
       return "rrx";
-    case TileOpCode::kSelect:
+    case TileOpFamily::kSelect:
       return "rrrx";
-    case TileOpCode::kAxpy:
+    case TileOpFamily::kAxpy:
       return "rre";
-    default:  // unary element-wise ops
+    case TileOpFamily::kCopy:
+    case TileOpFamily::kUnary:
+    case TileOpFamily::kCast:
+    case TileOpFamily::kBroadcast:
+    case TileOpFamily::kReduce:
       return "rr";
   }
+  return "rr";
 }
 
 bool AttrValueHasType(const AttrValue& v, AttrType t) {
@@ -377,27 +369,27 @@ void Verifier::VisitCall(const CallNode& op) {
 }  // namespace
 
 std::span<const AttrSpec> KnownTileOpAttrs(TileOpCode op) {
-  switch (op) {
-    case TileOpCode::kCopy:
+  switch (TileOpFamilyOf(op)) {
+    case TileOpFamily::kCopy:
       return kCopyAttrs;
-    case TileOpCode::kGemmV0:
-      return kGemmAttrs;
-    case TileOpCode::kMma:
-      return kMmaAttrs;
-    case TileOpCode::kReduceSum:
-    case TileOpCode::kReduceMax:
-    case TileOpCode::kReduceMin:
+    case TileOpFamily::kCube:
+      return op == TileOpCode::kGemmV0 ? std::span<const AttrSpec>(kGemmAttrs) : kMmaAttrs;
+    case TileOpFamily::kReduce:
       return kReduceAttrs;
-    case TileOpCode::kCast:
+    case TileOpFamily::kCast:
       return kCastAttrs;
-    case TileOpCode::kCompare:
-    case TileOpCode::kSelect:
+    case TileOpFamily::kCompare:
+    case TileOpFamily::kSelect:
       return kModeAttrs;
-    case TileOpCode::kBroadcast:
+    case TileOpFamily::kBroadcast:
       return kBroadcastAttrs;
-    default:
+    case TileOpFamily::kFill:
+    case TileOpFamily::kBinary:
+    case TileOpFamily::kUnary:
+    case TileOpFamily::kAxpy:
       return {};
   }
+  return {};
 }
 
 bool IsKnownScalarCall(std::string_view op) {

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "compiler/frontend/frontend.h"
+#include "compiler/frontend/host_eval.h"
+#include "compiler/frontend/parser.h"
 
 namespace tilejit::frontend::fetest {
 
@@ -80,6 +82,27 @@ inline FrontendRequest SourceRequest(std::string source, std::string entry = "ke
   r.entry = std::move(entry);
   r.args = std::move(args);
   return r;
+}
+
+// Evaluates module-level name `name` of `source` with the host evaluator; diagnostics into
+// *diags.
+inline std::optional<Value> EvalName(const std::string& source, const std::string& name,
+                                     std::string* diags = nullptr) {
+  SourceManager sources;
+  DiagnosticEngine diag(&sources);
+  uint32_t file = sources.AddFile("m.py", source);
+  auto module = ParseModule(sources, file);
+  if (!module.ok()) return std::nullopt;
+  ModuleEnv env(&*module, &sources);
+  Evaluator ev(&env, &diag);
+  auto v = ev.LookupName(name, SourceLoc{file, 1, 1}, nullptr);
+  if (diags != nullptr) *diags = diag.RenderAll();
+  return v;
+}
+
+// `expr` evaluated at module level after `import tilelang` and `import tilelang.language as T`.
+inline std::optional<Value> EvalExpr(const std::string& expr, std::string* diags = nullptr) {
+  return EvalName("import tilelang\nimport tilelang.language as T\nX = " + expr + "\n", "X", diags);
 }
 
 }  // namespace tilejit::frontend::fetest

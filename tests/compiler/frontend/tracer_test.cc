@@ -236,5 +236,50 @@ TEST(Tracer, CoversTheRestOfTheVectorAndSyncSurface) {
   EXPECT_EQ(annotated, 2);
 }
 
+TEST(Tracer, BuiltinsPassedAsValuesAndDtypeNamesTrace) {
+  // An operation chosen by name, as upstream factories do, and a dtype given as T.float32.
+  std::string body =
+      "op = getattr(T.tile, \"max\")\n"
+      "op(a, a, a)\n"
+      "t = T.alloc_ub((M, N), T.float32)\n"
+      "T.tile.clear(t)\n"
+      "T.tile.reciprocal(t, a)\n"
+      "T.tile.fill(t, value=2.0)\n";
+  std::string d;
+  std::string ir = Trace(VecKernel(body), &d);
+  ASSERT_NE(ir, "") << d;
+  for (const char* want : {"max(", "fill(", "reciprocal("})
+    EXPECT_NE(ir.find(want), std::string::npos) << want << "\n" << ir;
+  EXPECT_NE(TraceError(VecKernel("T.tile.add(a, a, a, a)")).find("takes at most 3 arguments"),
+            std::string::npos);
+  EXPECT_NE(TraceError(VecKernel("T.tile.fill(a, val=1.0)"))
+                .find("unexpected keyword argument 'val' (parameters: dst, value)"),
+            std::string::npos);
+}
+
+TEST(Tracer, ExplicitNoneMeansNotGiven) {
+  std::string d;
+  std::string ir = Trace(VecKernel("T.reduce_sum(a, r, dim=-1, real_shape=None)\n"
+                                   "T.tile.broadcast(a, r, axis=None)"),
+                         &d);
+  ASSERT_NE(ir, "") << d;
+  EXPECT_NE(ir.find("reduce_sum("), std::string::npos) << ir;
+  EXPECT_NE(ir.find("axis=1"), std::string::npos) << ir;
+}
+
+TEST(Tracer, DtypeNamesConvertWhenCalled) {
+  for (std::string name : {"T.float16", "T.float32", "T.bfloat16", "T.int8", "T.int16", "T.int32",
+                           "T.int64", "T.uint8", "T.uint16", "T.uint32", "T.uint64", "T.bool"}) {
+    std::string d;
+    std::string ir = Trace(VecKernel("x = " + name + "(cid)\na[0, 0] = T.float32(x)\n"), &d);
+    ASSERT_NE(ir, "") << name << ": " << d;
+    std::string dt = name.substr(2);
+    // The printer leaves out the type of a cast to int32, the loop variable's own type.
+    std::string want =
+        dt == "int32" ? "let %v0 = cast(%cid)" : "let %v0: " + dt + " = cast<" + dt + ">(%cid)";
+    EXPECT_NE(ir.find(want), std::string::npos) << ir;
+  }
+}
+
 }  // namespace
 }  // namespace tilejit::frontend

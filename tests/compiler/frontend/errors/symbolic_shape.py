@@ -4,7 +4,7 @@ import tilelang.language as T
 
 @tilelang.jit(out_idx=[-1])
 def kernel(M=64, N=64, dtype="float"):
-    # expected-error@+1:9: T.symbolic (dynamic shapes) is not supported yet
+    # expected-error@+1:9: T.symbolic is not supported yet (dynamic shapes)
     M = T.symbolic("M")
     @T.prim_func
     def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
