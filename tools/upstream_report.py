@@ -9,7 +9,8 @@ then the totals and the pass rate over the collected cases; then one line per ca
 not pass: file::case, outcome, and the first line of its message.
 
 With --causes (tools/upstream_causes.toml) every case that did not pass is given its cause:
-the first rule whose `match` finds the message. The report then counts the cases per category
+the first rule whose `match` finds the message (and whose `case`, if it has one, finds the
+case's id). The report then counts the cases per category
 and per cause and lists each cause's cases (grouped by test function, with their count; files
 shortened to what follows test_tilelang_ascend_language_); cases no rule matches come last,
 as unclassified; the pass rate is also given without the out-of-scope cases and
@@ -61,10 +62,16 @@ class Cause:
             sys.exit(f"upstream_report: unknown category {self.category!r} in {rule}")
         self.issue = rule.get("issue")
         self.pattern = re.compile(rule["match"])
+        # Optional: the rule covers only cases whose "file::case" id (file shortened as in the
+        # report) this finds, for a message too generic to say the cause by itself.
+        self.case = re.compile(rule["case"]) if "case" in rule else None
         self.feature = rule["feature"]
 
-    def name(self, message):
-        """The feature this rule names for `message`, or None if it does not match."""
+    def name(self, message, case_id=""):
+        """The feature this rule names for `message` of case `case_id`, or None if it does not
+        match."""
+        if self.case is not None and self.case.search(case_id) is None:
+            return None
         m = self.pattern.search(message)
         if m is None:
             return None
@@ -76,10 +83,10 @@ def load_causes(path):
         return [Cause(rule) for rule in tomllib.load(f).get("cause", [])]
 
 
-def classify(causes, message):
-    """(category, issue, feature) of the first rule matching `message`."""
+def classify(causes, message, case_id=""):
+    """(category, issue, feature) of the first rule matching `message` of case `case_id`."""
     for cause in causes:
-        feature = cause.name(message)
+        feature = cause.name(message, case_id)
         if feature is not None:
             return cause.category, cause.issue, feature
     return "unclassified", None, message[:160]
@@ -133,7 +140,7 @@ def print_counts(counts, markdown):
 def print_causes(causes, problems, total, markdown):
     by_cause = collections.defaultdict(list)
     for file, case, _, message in problems:
-        by_cause[classify(causes, message)].append((file, case))
+        by_cause[classify(causes, message, f"{short(file)}::{case}")].append((file, case))
     per_category = collections.Counter()
     for (category, _, _), cases in by_cause.items():
         per_category[category] += len(cases)

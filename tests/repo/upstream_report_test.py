@@ -22,6 +22,7 @@ _SPEC.loader.exec_module(report)
 CAUSES = os.path.join(ROOT, "tools", "upstream_causes.toml")
 
 MOD = "testing.python.language.test_tilelang_ascend_language_elementwise"
+G2L1 = "testing.python.language.test_tilelang_ascend_language_gm_to_l1"
 XML = f"""<?xml version="1.0" encoding="utf-8"?>
 <testsuites><testsuite name="pytest">
 <testcase classname="{MOD}" name="test_add[float]"/>
@@ -33,6 +34,8 @@ XML = f"""<?xml version="1.0" encoding="utf-8"?>
 <testcase classname="{MOD}" name="test_new"><failure message="KeyError: something nobody has seen">tb</failure></testcase>
 <testcase classname="{MOD}" name="test_or"><failure message="CompileError: y.py:2:3: error: operator '|' is not supported on runtime values">tb</failure></testcase>
 <testcase classname="{MOD}" name="test_skip"><skipped message="xfail"/></testcase>
+<testcase classname="{G2L1}" name="test_full_copy_plain[bfloat16-float]"><failure message="AssertionError: Tensor-likes are not close!">tb</failure></testcase>
+<testcase classname="{G2L1}" name="test_full_copy_plain[float16-float]"><failure message="AssertionError: Tensor-likes are not close!">tb</failure></testcase>
 </testsuite></testsuites>
 """
 
@@ -53,25 +56,30 @@ def run(*flags):
 class UpstreamReportTest(unittest.TestCase):
     def test_counts_and_pass_rate(self):
         text = run()
-        self.assertIn("pass rate: 2/9 collected cases = 22.2%", text)
+        self.assertIn("pass rate: 2/11 collected cases = 18.2%", text)
         self.assertRegex(text, r"elementwise.py\s+2\s+5\s+0\s+1\n")
         self.assertIn("test_tilelang_ascend_language_elementwise.py::test_new: failure: KeyError",
                       text)
 
     def test_causes_group_cases_and_leave_excluded_ones_out_of_the_rate(self):
         text = run("--causes", CAUSES)
-        self.assertIn("missing 4, out-of-scope 1, unclassified 1", text)
-        # 9 collected, 1 out of scope and 1 dynamic-shape case excluded.
-        self.assertIn("without out-of-scope and dynamic-shape cases: 2/7 = 28.6%", text)
+        self.assertIn("missing 4, out-of-scope 1, environment 1, unclassified 2", text)
+        # 11 collected, 1 out of scope and 1 dynamic-shape case excluded.
+        self.assertIn("without out-of-scope and dynamic-shape cases: 2/9 = 22.2%", text)
         self.assertIn("[missing #14] T.tile.sort: 2\n    elementwise::test_sort (2)", text)
         self.assertIn("[missing #15] T.symbolic dimensions: 1\n    parallel::test_dyn", text)
         self.assertIn("[out-of-scope] TVM internals (tvm.tir.decl_buffer): 1", text)
         self.assertIn("[unclassified] KeyError: something nobody has seen: 1", text)
+        # A rule with `case` covers only the cases it names: the same message elsewhere is
+        # unclassified.
+        self.assertRegex(text, r"\[environment\] the test's torch reference multiplies bfloat16 "
+                         r"[^\n]*: 1\n    gm_to_l1::test_full_copy_plain\n")
+        self.assertIn("[unclassified] AssertionError: Tensor-likes are not close!: 1", text)
 
     def test_markdown_escapes_table_cells(self):
         text = run("--causes", CAUSES, "--markdown")
         self.assertIn("| T.tile.sort | missing | 14 | 2 | elementwise::test_sort (2) |", text)
-        self.assertIn("| **total** | 2 | 6 | 0 | 1 |", text)
+        self.assertIn("| **total** | 2 | 8 | 0 | 1 |", text)
         self.assertIn("| integer bitwise operators on runtime values (&, \\|, ~, <<, >>) |", text)
 
     def test_every_rule_of_the_project_file_is_well_formed(self):
