@@ -28,6 +28,8 @@ Status EmitVectorOp(Emitter& e, const ir::TileOpNode& op) {
       return vec::EmitAxpy(v);
     case ir::TileOpFamily::kReduce:
       return vec::EmitReduce(v);
+    case ir::TileOpFamily::kTranspose:
+      return vec::EmitTranspose(v);
     case ir::TileOpFamily::kCopy:
     case ir::TileOpFamily::kCube:
       break;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// add sub mul div max min in every operand form, and broadcast (axis).
+// The binary family in every operand form its instructions have, and broadcast (axis).
 //  - tile op tile (same shape): vadd ... on the repeat engine;
 //  - tile op scalar: vadds ...; when the scalar is a UB element of the same type the vector
 //    instruction reads it itself (vadds_ub, `saddr`), so no scalar-unit load or flag is
 //    needed (DESIGN.md section 2);
 //  - tile op [R] / [R, 1] (per row) and tile op [1, C] (per column): vbrow_* / vbcol_*.
+// Not every op has every form (AscendC has no tile-tile shift, no scalar xor or pow, no
+// broadcast form of the bitwise ops): a missing form is kNop below and a diagnostic naming the
+// forms the op has.
 // broadcast: per row is vbrcb; per column is vmov with the source's repeat stride 0, which
 // re-reads the one source row for every destination row.
 #include <string>
@@ -15,6 +18,8 @@ namespace tilejit::codegen::vec {
 namespace {
 
 using target::Opcode;
+
+constexpr Opcode kNone = Opcode::kNop;
 
 struct BinaryOpcodes {
   Opcode vv, vs, vs_ub, per_row, per_col;
@@ -40,10 +45,43 @@ BinaryOpcodes OpcodesOf(ir::TileOpCode op) {
     case ir::TileOpCode::kMin:
       return {Opcode::kVmin, Opcode::kVmins, Opcode::kVminsUb, Opcode::kVbrowMin,
               Opcode::kVbcolMin};
+    case ir::TileOpCode::kBitwiseAnd:
+      return {Opcode::kVand, Opcode::kVands, Opcode::kVandsUb, kNone, kNone};
+    case ir::TileOpCode::kBitwiseOr:
+      return {Opcode::kVor, Opcode::kVors, Opcode::kVorsUb, kNone, kNone};
+    case ir::TileOpCode::kBitwiseXor:
+      return {Opcode::kVxor, kNone, kNone, kNone, kNone};
+    case ir::TileOpCode::kPow:
+      return {Opcode::kVpow, kNone, kNone, kNone, kNone};
+    case ir::TileOpCode::kShiftLeft:
+      return {kNone, Opcode::kVshls, Opcode::kVshlsUb, kNone, kNone};
+    case ir::TileOpCode::kShiftRight:
+      return {kNone, Opcode::kVshrs, Opcode::kVshrsUb, kNone, kNone};
+    case ir::TileOpCode::kLeakyRelu:
+      return {kNone, Opcode::kVlrelus, Opcode::kVlrelusUb, kNone, kNone};
     default:
       TILEJIT_CHECK(false) << "not a binary vector op: " << ir::TileOpName(op);
       return {};
   }
+}
+
+// "a scalar second operand" etc.: the forms `ops` has, for the diagnostic of a missing one.
+std::string FormsOf(const BinaryOpcodes& ops) {
+  std::string out;
+  auto add = [&](bool has, const char* what) {
+    if (!has) return;
+    out += out.empty() ? "" : " or ";
+    out += what;
+  };
+  add(ops.vv != kNone, "a tile of the destination's shape");
+  add(ops.vs != kNone, "a scalar");
+  add(ops.per_row != kNone, "a per-row or per-column vector");
+  return out;
+}
+
+Status MissingForm(VecOp& v, const BinaryOpcodes& ops, std::string_view given) {
+  return v.Error(std::string(v.name()) + " has no form with " + std::string(given) +
+                 " as its second operand; it takes " + FormsOf(ops));
 }
 
 Status EmitWithScalar(VecOp& v, const BinaryOpcodes& ops, const Tile& dst, const Tile& src,
@@ -75,17 +113,22 @@ Status EmitBinary(VecOp& v) {
   TILEJIT_ASSIGN_OR_RETURN(Tile src, v.TileArg(1, "first source"));
   TILEJIT_RETURN_IF_ERROR(CheckSameShape(v, dst, "destination", src, "first source"));
   TILEJIT_RETURN_IF_ERROR(CheckSameType(v, dst, "destination", src, "first source"));
-  if (const ir::Expr* scalar = v.ScalarArg(2)) return EmitWithScalar(v, ops, dst, src, *scalar);
+  if (const ir::Expr* scalar = v.ScalarArg(2)) {
+    if (ops.vs == kNone) return MissingForm(v, ops, "a scalar");
+    return EmitWithScalar(v, ops, dst, src, *scalar);
+  }
   TILEJIT_ASSIGN_OR_RETURN(Tile src1, v.TileArg(2, "second source"));
   TILEJIT_RETURN_IF_ERROR(CheckSameType(v, dst, "destination", src1, "second source"));
   const auto kind = ClassifyBroadcast(dst, src1);
   if (!kind) return ShapeMismatch(v, dst, src1, "second source");
   if (*kind == Bcast::kElementwise) {
+    if (ops.vv == kNone) return MissingForm(v, ops, "a tile");
     TILEJIT_RETURN_IF_ERROR(CheckSameShape(v, dst, "destination", src1, "second source"));
     target::Instr in{.op = ops.vv};
     in.dtype = dst.dtype;
     return EmitTiles(v, in, dst, &src, &src1);
   }
+  if (ops.per_row == kNone) return MissingForm(v, ops, "a broadcast vector");
   TwoDArgs a;
   a.proto.op = *kind == Bcast::kPerRow ? ops.per_row : ops.per_col;
   a.proto.dtype = dst.dtype;

@@ -27,6 +27,14 @@ std::optional<Opcode> UnaryOpcode(ir::TileOpCode op) {
       return Opcode::kVrelu;
     case ir::TileOpCode::kSigmoid:
       return Opcode::kVsigmoid;
+    case ir::TileOpCode::kBitwiseNot:
+      return Opcode::kVnot;
+    case ir::TileOpCode::kSilu:
+      return Opcode::kVsilu;
+    case ir::TileOpCode::kSin:
+      return Opcode::kVsin;
+    case ir::TileOpCode::kCos:
+      return Opcode::kVcos;
     default:
       return std::nullopt;
   }

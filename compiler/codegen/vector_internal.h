@@ -171,13 +171,14 @@ VecRef VecOf(const Tile& t);
 // ---- op families (one file each) ---------------------------------------------------------
 
 Status EmitFill(VecOp& v);
-Status EmitBinary(VecOp& v);  // add sub mul div max min, every operand form
-Status EmitUnary(VecOp& v);   // exp ln sqrt rsqrt reciprocal abs relu sigmoid
+Status EmitBinary(VecOp& v);  // the kBinary ops, every operand form each has
+Status EmitUnary(VecOp& v);   // the kUnary ops
 Status EmitAxpy(VecOp& v);
 Status EmitCast(VecOp& v);
 Status EmitBroadcast(VecOp& v);
 Status EmitReduce(VecOp& v);
 Status EmitCompare(VecOp& v);
 Status EmitSelect(VecOp& v);
+Status EmitTranspose(VecOp& v);
 
 }  // namespace tilejit::codegen::vec

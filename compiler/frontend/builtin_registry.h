@@ -70,6 +70,7 @@ enum class BuiltinHandler : uint8_t {
   kSetCrossFlag,
   kWaitCrossFlag,
   kAnnotateAddress,
+  kFuncAttr,    // T.func_attr: accepted, each attribute warned about as ignored
   kAnnotation,  // T.Tensor, T.Buffer
   // Decorators.
   kPrimFunc,

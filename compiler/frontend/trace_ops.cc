@@ -35,12 +35,13 @@ SourceLoc LocOr(const Value& v, SourceLoc dflt) { return v.loc.known() ? v.loc :
 
 bool Tracer::TraceOpCall(const std::string& name, const Expr& call, const std::vector<Value>& args,
                          const KwArgs& kwargs, std::vector<ir::Stmt>* out) {
-  if (!frame_.in_kernel) {
+  const BuiltinRow* row = FindBuiltin(name);
+  TILEJIT_CHECK(row != nullptr) << "statement builtin without a row: " << name;
+  // T.func_attr describes the function: upstream writes it before the kernel.
+  if (!frame_.in_kernel && row->handler != BuiltinHandler::kFuncAttr) {
     diag().Error(call.loc) << name << " must be used inside 'with T.Kernel(...)'";
     return false;
   }
-  const BuiltinRow* row = FindBuiltin(name);
-  TILEJIT_CHECK(row != nullptr) << "statement builtin without a row: " << name;
   switch (row->handler) {
     case BuiltinHandler::kKernel:
     case BuiltinHandler::kScope:
@@ -187,7 +188,7 @@ bool Tracer::TraceGemm(const BuiltinRow& row, const Expr& call, const BoundArgs&
   return true;
 }
 
-// Fill, binary, unary, broadcast, cast and axpy: one destination and its sources.
+// Fill, binary, unary, broadcast, cast, axpy and transpose: one destination and its sources.
 bool Tracer::TraceVectorOp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                            std::vector<ir::Stmt>* out) {
   const std::string name(row.name);
@@ -229,6 +230,15 @@ bool Tracer::TraceVectorOp(const BuiltinRow& row, const Expr& call, const BoundA
       if (!same_shape(*dst, *src, "source")) return false;
       auto attrs = CastAttrs(*dst, b[2], b[3], call.loc);
       return attrs && emit({*dst, *src}, std::move(*attrs));
+    }
+    case ir::TileOpFamily::kTranspose: {
+      std::vector<int64_t> d = dst->TrimmedShape(), sh = src->TrimmedShape();
+      if (sh.size() != 2 || d != std::vector<int64_t>{sh[1], sh[0]}) {
+        diag().Error(call.loc) << name << " needs a 2-D source and its transpose as the "
+                               << "destination; got " << ShapeText(sh) << " to " << ShapeText(d);
+        return false;
+      }
+      return emit({*dst, *src});
     }
     case ir::TileOpFamily::kAxpy: {  // dst += scalar * src
       if (!same_shape(*dst, *src, "source")) return false;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Synchronisation statements (barriers, intra-core flags, cross-core flags) and
-// T.annotate_address.
+// Synchronisation statements (barriers, intra-core flags, cross-core flags), and T.func_attr,
+// whose attributes are warned about: TileLang-Ascend uses it for "enable_auto_sync", which its
+// compiler does not read either (sync insertion is a pass_config), and tilejit reads no
+// function attributes, so saying so is more honest than dropping them silently.
 #include "common/check.h"
 #include "compiler/frontend/tracer.h"
 
@@ -51,6 +53,22 @@ bool Tracer::TraceSync(const BuiltinRow& row, const Expr& call, const BoundArgs&
                        std::vector<ir::Stmt>* out) {
   const SourceLoc loc = call.loc;
   switch (row.handler) {
+    case BuiltinHandler::kFuncAttr: {
+      const Value& attrs = *b[0];
+      if (attrs.kind != ValueKind::kDict) {
+        diag().Error(LocOr(attrs, loc))
+            << "T.func_attr takes a dict of attribute names to values, not " << TypeName(attrs);
+        return false;
+      }
+      for (const Value& key : *attrs.items) {
+        diag().Warning(LocOr(key, loc))
+            << "T.func_attr " << Repr(key) << " is ignored: tilejit reads no function attributes"
+            << (key.kind == ValueKind::kString && key.text == "enable_auto_sync"
+                    ? " (sync insertion is the pass_config tl.ascend_auto_sync)"
+                    : "");
+      }
+      return true;
+    }
     case BuiltinHandler::kBarrierAll:
       out->push_back(std::make_shared<ir::BarrierNode>(ir::Pipe::kAll, loc));
       return true;

@@ -62,7 +62,8 @@ std::optional<ir::Kernel> Tracer::TracePrimFunc(const FunctionValue& fn,
 std::optional<ir::Buffer> Tracer::TraceParam(const Param& p, ir::BufferRole role,
                                              const ScopePtr& scope) {
   const Expr* ann = p.annotation.get();
-  if (ann == nullptr || ann->kind != ExprKind::kCall) {
+  // T.Tensor(shape, dtype), or the subscript spelling T.Tensor[shape, dtype].
+  if (ann == nullptr || (ann->kind != ExprKind::kCall && ann->kind != ExprKind::kSubscript)) {
     diag().Error(p.loc) << "prim_func parameter '" << p.name
                         << "' needs an annotation T.Tensor(shape, dtype)";
     return std::nullopt;
@@ -77,7 +78,21 @@ std::optional<ir::Buffer> Tracer::TraceParam(const Param& p, ir::BufferRole role
   }
   std::vector<Value> args;
   KwArgs kwargs;
-  if (!EvalArgs(*ann, scope, &args, &kwargs)) return std::nullopt;
+  if (ann->kind == ExprKind::kCall) {
+    if (!EvalArgs(*ann, scope, &args, &kwargs)) return std::nullopt;
+  } else {
+    const Expr& index = *ann->right;
+    std::vector<const Expr*> items{&index};
+    if (index.kind == ExprKind::kTuple) {
+      items.clear();
+      for (const ExprPtr& e : index.elts) items.push_back(e.get());
+    }
+    for (const Expr* e : items) {
+      auto v = Eval(*e, scope);
+      if (!v) return std::nullopt;
+      args.push_back(*v);
+    }
+  }
   auto bound = Bind(SignatureOf(*row), args, kwargs, ann->loc);
   if (!bound) return std::nullopt;
   ir::BufferNode node;

@@ -286,35 +286,48 @@ enum class TileOpFamily : uint8_t {
   kSelect,     // [dst, mask, src0, src1 region or scalar]
   kAxpy,       // [dst, src, scalar]: dst += scalar * src
   kReduce,     // [dst, src] along one dim
+  kTranspose,  // [dst, src]: a 2-D [C, R] destination of an [R, C] source
 };
 
-#define TILEJIT_TILE_OPS(X)              \
-  X(kCopy, "copy", kCopy)                \
-  X(kGemmV0, "gemm_v0", kCube)           \
-  X(kMma, "mma", kCube)                  \
-  X(kFill, "fill", kFill)                \
-  X(kAdd, "add", kBinary)                \
-  X(kSub, "sub", kBinary)                \
-  X(kMul, "mul", kBinary)                \
-  X(kDiv, "div", kBinary)                \
-  X(kMax, "max", kBinary)                \
-  X(kMin, "min", kBinary)                \
-  X(kExp, "exp", kUnary)                 \
-  X(kLn, "ln", kUnary)                   \
-  X(kSqrt, "sqrt", kUnary)               \
-  X(kRsqrt, "rsqrt", kUnary)             \
-  X(kReciprocal, "reciprocal", kUnary)   \
-  X(kAbs, "abs", kUnary)                 \
-  X(kRelu, "relu", kUnary)               \
-  X(kSigmoid, "sigmoid", kUnary)         \
-  X(kCast, "cast", kCast)                \
-  X(kBroadcast, "broadcast", kBroadcast) \
-  X(kCompare, "compare", kCompare)       \
-  X(kSelect, "select", kSelect)          \
-  X(kAxpy, "axpy", kAxpy)                \
-  X(kReduceSum, "reduce_sum", kReduce)   \
-  X(kReduceMax, "reduce_max", kReduce)   \
-  X(kReduceMin, "reduce_min", kReduce)
+#define TILEJIT_TILE_OPS(X)                 \
+  X(kCopy, "copy", kCopy)                   \
+  X(kGemmV0, "gemm_v0", kCube)              \
+  X(kMma, "mma", kCube)                     \
+  X(kFill, "fill", kFill)                   \
+  X(kAdd, "add", kBinary)                   \
+  X(kSub, "sub", kBinary)                   \
+  X(kMul, "mul", kBinary)                   \
+  X(kDiv, "div", kBinary)                   \
+  X(kMax, "max", kBinary)                   \
+  X(kMin, "min", kBinary)                   \
+  X(kExp, "exp", kUnary)                    \
+  X(kLn, "ln", kUnary)                      \
+  X(kSqrt, "sqrt", kUnary)                  \
+  X(kRsqrt, "rsqrt", kUnary)                \
+  X(kReciprocal, "reciprocal", kUnary)      \
+  X(kAbs, "abs", kUnary)                    \
+  X(kRelu, "relu", kUnary)                  \
+  X(kSigmoid, "sigmoid", kUnary)            \
+  X(kCast, "cast", kCast)                   \
+  X(kBroadcast, "broadcast", kBroadcast)    \
+  X(kCompare, "compare", kCompare)          \
+  X(kSelect, "select", kSelect)             \
+  X(kAxpy, "axpy", kAxpy)                   \
+  X(kReduceSum, "reduce_sum", kReduce)      \
+  X(kReduceMax, "reduce_max", kReduce)      \
+  X(kReduceMin, "reduce_min", kReduce)      \
+  X(kBitwiseAnd, "bitwise_and", kBinary)    \
+  X(kBitwiseOr, "bitwise_or", kBinary)      \
+  X(kBitwiseXor, "bitwise_xor", kBinary)    \
+  X(kShiftLeft, "bitwise_lshift", kBinary)  \
+  X(kShiftRight, "bitwise_rshift", kBinary) \
+  X(kPow, "pow", kBinary)                   \
+  X(kLeakyRelu, "leaky_relu", kBinary)      \
+  X(kBitwiseNot, "bitwise_not", kUnary)     \
+  X(kSilu, "silu", kUnary)                  \
+  X(kSin, "sin", kUnary)                    \
+  X(kCos, "cos", kUnary)                    \
+  X(kTranspose, "transpose", kTranspose)
 
 enum class TileOpCode : uint8_t {
 #define TILEJIT_X(e, s, f) e,

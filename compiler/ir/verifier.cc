@@ -47,6 +47,7 @@ std::string_view OperandPattern(TileOpCode op) {
     case TileOpFamily::kCast:
     case TileOpFamily::kBroadcast:
     case TileOpFamily::kReduce:
+    case TileOpFamily::kTranspose:
       return "rr";
   }
   return "rr";
@@ -387,6 +388,7 @@ std::span<const AttrSpec> KnownTileOpAttrs(TileOpCode op) {
     case TileOpFamily::kBinary:
     case TileOpFamily::kUnary:
     case TileOpFamily::kAxpy:
+    case TileOpFamily::kTranspose:
       return {};
   }
   return {};

@@ -16,6 +16,9 @@ using DTypes = std::initializer_list<DType>;
 
 constexpr DTypes kVecArith = {DType::kF16, DType::kF32, DType::kS16, DType::kS32};
 constexpr DTypes kVecFloat = {DType::kF16, DType::kF32};
+constexpr DTypes kVecBits16 = {DType::kS16, DType::kU16};
+constexpr DTypes kVecShift = {DType::kS16, DType::kU16, DType::kS32, DType::kU32};
+constexpr DTypes kVecPow = {DType::kF16, DType::kF32, DType::kS32};
 constexpr DTypes kVecMove = {DType::kF16, DType::kBF16, DType::kF32, DType::kS16,
                              DType::kU16, DType::kS32,  DType::kU32};
 constexpr DTypes kCastTypes = {DType::kF16, DType::kBF16, DType::kF32, DType::kS8,
@@ -52,11 +55,33 @@ DTypes VectorDTypes(Opcode op) {
     case Opcode::kVsigmoid:
     case Opcode::kVbrowDiv:
     case Opcode::kVbcolDiv:
+    case Opcode::kVlrelus:
+    case Opcode::kVlrelusUb:
+    case Opcode::kVsilu:
+    case Opcode::kVsin:
+    case Opcode::kVcos:
       return kVecFloat;
     case Opcode::kVmov:
     case Opcode::kVdup:
     case Opcode::kVbrcb:
+    case Opcode::kVtrans:
       return kVecMove;
+    case Opcode::kVand:
+    case Opcode::kVor:
+    case Opcode::kVxor:
+    case Opcode::kVands:
+    case Opcode::kVors:
+    case Opcode::kVandsUb:
+    case Opcode::kVorsUb:
+    case Opcode::kVnot:
+      return kVecBits16;
+    case Opcode::kVshls:
+    case Opcode::kVshrs:
+    case Opcode::kVshlsUb:
+    case Opcode::kVshrsUb:
+      return kVecShift;
+    case Opcode::kVpow:
+      return kVecPow;
     default:
       return kVecArith;
   }

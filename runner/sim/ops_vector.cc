@@ -83,6 +83,109 @@ double ScalarOf(const Instr& in, MemView& mem) {
   }
 }
 
+// The operations appended to the ISA after the first release, in their own visitor so that
+// VisitBinary (shared with the 2-D forms) keeps to the arithmetic ones. Integer elements are
+// exact in the compute type (double), so the bit operations run on their int64 value; the
+// store wraps the result to the element width. A shift count is the low 32 bits of s read as
+// unsigned: counts of 32 or more clear every element width we have (left) or leave the sign
+// fill (right; arithmetic, which for zero-extended unsigned values is the logical shift).
+struct AndOp {
+  template <typename T>
+  T operator()(T a, T b) const {
+    return static_cast<T>(static_cast<int64_t>(a) & static_cast<int64_t>(b));
+  }
+};
+struct OrOp {
+  template <typename T>
+  T operator()(T a, T b) const {
+    return static_cast<T>(static_cast<int64_t>(a) | static_cast<int64_t>(b));
+  }
+};
+struct XorOp {
+  template <typename T>
+  T operator()(T a, T b) const {
+    return static_cast<T>(static_cast<int64_t>(a) ^ static_cast<int64_t>(b));
+  }
+};
+inline uint32_t ShiftCount(double s) { return static_cast<uint32_t>(static_cast<int64_t>(s)); }
+struct ShlOp {
+  template <typename T>
+  T operator()(T a, T s) const {
+    const uint32_t k = ShiftCount(s);
+    if (k >= 32) return T{0};
+    const uint32_t bits = static_cast<uint32_t>(static_cast<int64_t>(a)) << k;
+    return static_cast<T>(static_cast<int32_t>(bits));  // the store wraps it to the width
+  }
+};
+struct ShrOp {
+  template <typename T>
+  T operator()(T a, T s) const {
+    return static_cast<T>(static_cast<int64_t>(a) >> std::min<uint32_t>(ShiftCount(s), 63));
+  }
+};
+struct LeakyReluOp {
+  template <typename T>
+  T operator()(T a, T s) const {
+    return a >= T{0} ? a : a * s;
+  }
+};
+// Float types: powf in the vector unit's precision. int32: exact power, wrapping; a negative
+// exponent gives the integer part of 1 / a^-e (1 for a = 1, +-1 for a = -1, else 0).
+struct PowOp {
+  bool integer = false;
+  template <typename T>
+  T operator()(T a, T b) const {
+    if (!integer) return static_cast<T>(std::pow(static_cast<float>(a), static_cast<float>(b)));
+    const int64_t base = static_cast<int64_t>(a), e = static_cast<int64_t>(b);
+    if (e < 0) return static_cast<T>(base == 1 ? 1 : base == -1 ? (e % 2 != 0 ? -1 : 1) : 0);
+    uint32_t result = 1, m = static_cast<uint32_t>(base);
+    for (uint64_t k = static_cast<uint64_t>(e); k != 0; k >>= 1, m *= m) {
+      if (k & 1) result *= m;
+    }
+    return static_cast<T>(static_cast<int32_t>(result));
+  }
+};
+
+bool IsFloatType(DType d) { return d == DType::kF16 || d == DType::kBF16 || d == DType::kF32; }
+
+// Calls fn with the functor of an appended binary opcode (any operand form); false when `in`
+// is not one of them.
+template <typename Fn>
+bool VisitAppendedBinary(const Instr& in, Fn&& fn) {
+  switch (in.op) {
+    case Opcode::kVand:
+    case Opcode::kVands:
+    case Opcode::kVandsUb:
+      fn(AndOp{});
+      return true;
+    case Opcode::kVor:
+    case Opcode::kVors:
+    case Opcode::kVorsUb:
+      fn(OrOp{});
+      return true;
+    case Opcode::kVxor:
+      fn(XorOp{});
+      return true;
+    case Opcode::kVshls:
+    case Opcode::kVshlsUb:
+      fn(ShlOp{});
+      return true;
+    case Opcode::kVshrs:
+    case Opcode::kVshrsUb:
+      fn(ShrOp{});
+      return true;
+    case Opcode::kVlrelus:
+    case Opcode::kVlrelusUb:
+      fn(LeakyReluOp{});
+      return true;
+    case Opcode::kVpow:
+      fn(PowOp{!IsFloatType(in.dtype)});
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Unary functions in the compute type T; exp, ln, sqrt and the like are evaluated in float
 // (the vector unit's precision) whatever T is.
 template <typename T, typename F>
@@ -112,6 +215,14 @@ void Unary(Opcode op, const T* a, T* out, uint64_t n) {
       return MapUnary(a, out, n, [](T x) { return -x; });
     case Opcode::kVsigmoid:
       return MapUnary(a, out, n, [&](T x) { return 1.0f / (1.0f + std::exp(-fl(x))); });
+    case Opcode::kVsilu:
+      return MapUnary(a, out, n, [&](T x) { return fl(x) / (1.0f + std::exp(-fl(x))); });
+    case Opcode::kVsin:
+      return MapUnary(a, out, n, [&](T x) { return std::sin(fl(x)); });
+    case Opcode::kVcos:
+      return MapUnary(a, out, n, [&](T x) { return std::cos(fl(x)); });
+    case Opcode::kVnot:
+      return MapUnary(a, out, n, [](T x) { return ~static_cast<int64_t>(x); });
     default:  // vmov
       return MapUnary(a, out, n, [](T x) { return x; });
   }
@@ -135,10 +246,12 @@ void RepeatEffect(const Instr& in, MemView& mem, const Codec& codec) {
                [s](T x, T y) { return static_cast<T>(AddOp{}(MulOp{}(double{x}, s), double{y})); });
     } else if (HasSrc1(in)) {
       const T* b = Gather(codec, mem, Src1Of(in), repeat, mask, Slot::kSrc1);
-      VisitBinary(in.op, [&](auto op) { MapPairs(a, b, out, n, op); });
+      const auto pairs = [&](auto op) { MapPairs(a, b, out, n, op); };
+      if (!VisitAppendedBinary(in, pairs)) VisitBinary(in.op, pairs);
     } else if (IsScalarForm(in)) {
       const T s = static_cast<T>(ScalarOf(in, mem));
-      VisitBinary(in.op, [&](auto op) { MapScalar(a, s, out, n, op); });
+      const auto with_scalar = [&](auto op) { MapScalar(a, s, out, n, op); };
+      if (!VisitAppendedBinary(in, with_scalar)) VisitBinary(in.op, with_scalar);
     } else {
       Unary(in.op, a, out, n);
     }

@@ -9,7 +9,9 @@
 // as they are. max and min do not depend on the order except that +0 and -0 compare equal:
 // they run in parallel lanes, and a zero result is recomputed in element order.
 #include <algorithm>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 #include "runner/sim/ops_vector_internal.h"
 
@@ -19,7 +21,7 @@ namespace {
 using target::Instr;
 using target::Opcode;
 
-enum class Shape { kRowReduce, kColReduce, kRowBroadcast, kColBroadcast, kBrcb };
+enum class Shape { kRowReduce, kColReduce, kRowBroadcast, kColBroadcast, kBrcb, kTranspose };
 
 Shape ShapeOf(Opcode op) {
   switch (op) {
@@ -40,6 +42,8 @@ Shape ShapeOf(Opcode op) {
       return Shape::kColBroadcast;
     case Opcode::kVbrcb:
       return Shape::kBrcb;
+    case Opcode::kVtrans:
+      return Shape::kTranspose;
     default:
       return Shape::kRowBroadcast;
   }
@@ -154,12 +158,36 @@ void BroadcastEffect(const Instr& in, Shape shape, MemView& mem, const Codec& co
   Scatter(codec, out, mem, Matrix(in.dst.imm, in.dst_rstride, in.dtype), rows, count);
 }
 
+// vtrans: src is rows x count, dst count x rows (its rows `dst_rstride` blocks apart). It moves
+// bytes, so every bit pattern (signalling NaNs included) arrives unchanged.
+void TransposeEffect(const Instr& in, MemView& mem) {
+  const uint64_t rows = in.repeat.imm, count = in.count.imm, eb = Eb(in.dtype);
+  const Operand s = Matrix(in.src.imm, in.src_rstride, in.dtype);
+  const Operand d = Matrix(in.dst.imm, in.dst_rstride, in.dtype);
+  const uint8_t* sp = mem.Ptr(MemSpace::kUb, s.base, Extent(s, rows, count));
+  std::vector<uint8_t> moved(rows * count * eb);
+  for (uint64_t r = 0; r < rows; ++r) {
+    for (uint64_t c = 0; c < count; ++c) {
+      std::memcpy(&moved[(c * rows + r) * eb], sp + ElemOffset(s, r, c), eb);
+    }
+  }
+  uint8_t* dp = mem.Ptr(MemSpace::kUb, d.base, Extent(d, count, rows));
+  ForEachRun(d, count, rows, [&](uint64_t off, uint64_t first, uint64_t n) {
+    std::memcpy(dp + off, &moved[first * eb], n * eb);
+  });
+}
+
 }  // namespace
 
 void Describe2d(const Instr& in, std::vector<Span>* out) {
   const uint64_t rows = in.repeat.imm, count = in.count.imm;
   const Shape shape = ShapeOf(in.op);
   const Operand src = Matrix(in.src.imm, in.src_rstride, in.dtype);
+  if (shape == Shape::kTranspose) {
+    DescribeOperand(src, rows, count, false, out);
+    DescribeOperand(Matrix(in.dst.imm, in.dst_rstride, in.dtype), count, rows, true, out);
+    return;
+  }
   if (shape == Shape::kRowReduce || shape == Shape::kColReduce) {
     const Operand vec = Matrix(in.dst.imm, 0, in.dtype);
     const uint64_t n = shape == Shape::kRowReduce ? rows : count;
@@ -177,6 +205,10 @@ void Describe2d(const Instr& in, std::vector<Span>* out) {
 Status Apply2d(const Instr& in, MemView& mem) {
   if (in.repeat.imm == 0) return Status::Ok();
   const Shape shape = ShapeOf(in.op);
+  if (shape == Shape::kTranspose) {
+    TransposeEffect(in, mem);
+    return Status::Ok();
+  }
   VisitCodec(in.dtype, [&](const auto& codec) {
     if (shape == Shape::kRowReduce || shape == Shape::kColReduce) {
       ReduceEffect(in, shape, mem, codec);

@@ -179,6 +179,9 @@ TEST(SimVectorOps, UnaryFunctionsMatchTheFloatLibraryBitForBit) {
       {"vrelu", [](double a) { return a > 0 ? a : 0.0; }},
       {"vneg", [](double a) { return -a; }},
       {"vsigmoid", [&](double a) { return 1.0f / (1.0f + std::exp(-fl(a))); }},
+      {"vsilu", [&](double a) { return fl(a) / (1.0f + std::exp(-fl(a))); }},
+      {"vsin", [&](double a) { return std::sin(fl(a)); }},
+      {"vcos", [&](double a) { return std::cos(fl(a)); }},
       {"vmov", [](double a) { return a; }},
   };
   for (const auto& [op, f] : ops) {
@@ -186,6 +189,71 @@ TEST(SimVectorOps, UnaryFunctionsMatchTheFloatLibraryBitForBit) {
     ExpectRepeatForm(Strided(op, "f32", 61, ""), g);
     ExpectRepeatForm(Strided(op, "f16", 83, ""), g);
   }
+}
+
+// The appended operations (docs/isa.md section 7): integer elements as their two's-complement
+// values, shift counts of the width or more, pow in fp32 and exact int32, leaky ReLU.
+TEST(SimVectorOps, BitwiseShiftPowAndLeakyReluMatchTheReference) {
+  const auto i64 = [](double v) { return static_cast<int64_t>(v); };
+  for (const char* dtype : {"s16", "u16"}) {
+    const int mask = 77;
+    ExpectRepeatForm(Strided("vand", dtype, mask),
+                     [&](double a, double b, double) { return i64(a) & i64(b); });
+    ExpectRepeatForm(Strided("vor", dtype, mask),
+                     [&](double a, double b, double) { return i64(a) | i64(b); });
+    ExpectRepeatForm(Strided("vxor", dtype, mask),
+                     [&](double a, double b, double) { return i64(a) ^ i64(b); });
+    ExpectRepeatForm(Strided("vnot", dtype, mask, ""),
+                     [&](double a, double, double) { return ~i64(a); });
+    ExpectRepeatForm(Strided("vands", dtype, mask, "scalar=1445, "),
+                     [&](double a, double, double) { return i64(a) & 1445; });
+  }
+  for (const char* dtype : {"s16", "u16", "s32", "u32"}) {
+    const int bits = target::DTypeBytes(*target::ParseDType(dtype)) * 8;
+    for (int count : {0, 5, bits - 1, bits, 32, 40}) {
+      const std::string s = "scalar=" + std::to_string(count) + ", ";
+      ExpectRepeatForm(Strided("vshls", dtype, 29, s), [&](double a, double, double) {
+        const uint64_t width = (uint64_t{1} << bits) - 1;  // the store wraps it into range
+        return count >= bits ? 0.0
+                             : static_cast<double>(
+                                   ((static_cast<uint64_t>(i64(a)) & width) << count) & width);
+      });
+      ExpectRepeatForm(Strided("vshrs", dtype, 29, s), [&](double a, double, double) {
+        return static_cast<double>(i64(a) >> std::min(count, 63));
+      });
+    }
+  }
+  const auto fl = [](double x) { return static_cast<float>(x); };
+  ExpectRepeatForm(Strided("vpow", "f32", 45),
+                   [&](double a, double b, double) { return std::pow(fl(a), fl(b)); });
+  ExpectRepeatForm(Strided("vpow", "f16", 45),
+                   [&](double a, double b, double) { return std::pow(fl(a), fl(b)); });
+  // s32 powers of the seeded patterns overflow at once: IntegerPowIsExactAndWraps has its own.
+  const uint32_t slope = std::bit_cast<uint32_t>(0.25f);
+  for (const char* dtype : {"f16", "f32"}) {
+    ExpectRepeatForm(
+        Strided("vlrelus", dtype, 45, "scalar=" + std::to_string(slope) + ", "),
+        [&](double a, double s, double) { return a >= 0 ? a : fl(fl(a) * fl(s)); }, 0.25);
+  }
+}
+
+TEST(SimVectorOps, IntegerPowIsExactAndWraps) {
+  // 3 ** 4, 7 ** 12 (wraps), (-2) ** 31, 5 ** -1 = 0, (-1) ** -3 = -1.
+  const int32_t base[] = {3, 7, -2, 5, -1, 1, 0, 2};
+  const int32_t expo[] = {4, 12, 31, -1, -3, -7, 0, 33};
+  const int32_t want[] = {
+      81, static_cast<int32_t>(13841287201LL & 0xffffffff), INT32_MIN, 0, -1, 1, 1, 0};
+  std::vector<uint8_t> init(kUbBytes);
+  std::memcpy(&init[65536], base, sizeof base);
+  std::memcpy(&init[131072], expo, sizeof expo);
+  HostUb ub(init);
+  ASSERT_TRUE(ApplyEffect(One("vpow dst=0, src=65536, src1=131072, repeat=1, mask=8, dst_blk=1, "
+                              "src_blk=1, src1_blk=1, dst_rep=8, src_rep=8, src1_rep=8, dtype=s32"),
+                          ub)
+                  .ok());
+  int32_t got[8];
+  std::memcpy(got, ub.bytes().data(), sizeof got);
+  EXPECT_EQ(std::vector<int32_t>(got, got + 8), std::vector<int32_t>(want, want + 8));
 }
 
 TEST(SimVectorOps, DupAndCastsRoundLikeTheScalarStores) {
@@ -316,6 +384,23 @@ TEST(SimVectorOps, RowAndColumnBroadcastsMatchTheScalarReference) {
         });
       }
     }
+  }
+}
+
+TEST(SimVectorOps, TransposeMovesEveryElementAndNothingElse) {
+  for (const char* dtype : {"f16", "f32", "s32", "bf16"}) {
+    Expect2d(std::string("vtrans dst=0, src=65536, repeat=7, count=37, dst_rstride=2, "
+                         "src_rstride=5, dtype=") +
+                 dtype,
+             [](const Instr& in, const std::vector<uint8_t>& init, std::vector<uint8_t>& want) {
+               const Matrix2d src{in.src.imm, in.src_rstride}, dst{in.dst.imm, in.dst_rstride};
+               const uint64_t eb = target::DTypeBytes(in.dtype);
+               for (uint64_t r = 0; r < static_cast<uint64_t>(in.repeat.imm); ++r) {
+                 for (uint64_t c = 0; c < static_cast<uint64_t>(in.count.imm); ++c) {
+                   std::memcpy(&want[dst.At(in.dtype, c, r)], &init[src.At(in.dtype, r, c)], eb);
+                 }
+               }
+             });
   }
 }
 

@@ -1,11 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The element-wise T.tile operations and the row reductions against NumPy, through the
-language (source -> daemon -> simulated NPU), for float16 and float32, on an aligned shape and
-on a tail shape whose rows are not a whole number of 32-byte blocks.
+"""The element-wise T.tile operations, transpose and the row reductions against NumPy, through
+the language (source -> daemon -> simulated NPU), for each dtype the operation takes, on an
+aligned shape and on a tail shape whose rows are not a whole number of 32-byte blocks.
 
 Semantics, per AscendC's vector API (Exp, Ln, Sqrt, Rsqrt, Reciprocal, Abs, Relu, Sigmoid,
-Add, Sub, Mul, Div, Max, Min, and the Muls/Adds/Maxs/Mins scalar forms; ReduceSum/Max/Min):
-the NumPy expressions below. Inputs stay where each function is defined and well
+Silu, Sin, Cos, Add, Sub, Mul, Div, Max, Min, Power, LeakyRelu, And, Or, Not, ShiftLeft,
+ShiftRight, Transpose, and the Muls/Adds/Maxs/Mins scalar forms; ReduceSum/Max/Min) and
+TileLang-Ascend's tests of T.tile.silu, sin, cos, pow, leaky_relu, bitwise_*, transpose
+(testing/python/language/test_tilelang_ascend_language_elementwise.py at 95acbd7f, whose torch
+references say what each computes): the NumPy expressions below. Where those sources leave a
+detail open (shift counts of the element width or more, negative integer exponents), the
+expected values are the choices docs/isa.md states. Inputs stay where each function is defined and well
 conditioned (ln, sqrt, rsqrt, reciprocal and div on [0.5, 2]). T.exp, T.log, T.sqrt, T.rsqrt
 and T.abs, the scalar intrinsics, are checked inside T.Parallel loops (the compiler makes them
 the same vector instructions).
@@ -29,11 +34,13 @@ TOL = {"float16": dict(rtol=2e-3, atol=2e-3), "float32": dict(rtol=1e-5, atol=1e
 UNARY = {
     "exp": np.exp, "ln": np.log, "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x),
     "reciprocal": lambda x: 1 / x, "abs": np.abs, "relu": lambda x: np.maximum(x, 0),
-    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "silu": lambda x: x / (1 + np.exp(-x)),
+    "sin": np.sin, "cos": np.cos,
 }
-POSITIVE = {"ln", "sqrt", "rsqrt", "reciprocal", "div"}
+POSITIVE = {"ln", "sqrt", "rsqrt", "reciprocal", "div", "pow"}
 BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
-          "max": np.maximum, "min": np.minimum}
+          "max": np.maximum, "min": np.minimum, "pow": np.power}
+SCALAR_ONLY = {"leaky_relu": lambda x, s: np.where(x >= 0, x, x * s)}
 REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
 
 
@@ -68,13 +75,90 @@ def test_binary(tilejitd, name, dtype, shape):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("name", sorted(set(BINARY) - {"pow"} | set(SCALAR_ONLY)))
 def test_binary_with_a_scalar(tilejitd, name, dtype):
     shape = SHAPES[1]
     a = _input(shape, dtype, name in POSITIVE, 4)
     b = np.zeros(shape, dtype)  # unused by the scalar form
-    want = BINARY[name](a.astype(np.float32), np.float32(1.5))
+    f = SCALAR_ONLY.get(name) or BINARY[name]
+    want = f(a.astype(np.float32), np.float32(1.5))
     _check(tile_ops.binary(*shape, dtype, name, 1.5)(a, b), want, dtype)
+
+
+INT_DTYPES = ["int16", "uint16", "int32", "uint32"]
+BITWISE = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
+           "bitwise_xor": np.bitwise_xor}
+
+
+def _ints(shape, dtype, seed):
+    info = np.iinfo(dtype)
+    return np.random.default_rng(seed).integers(info.min, info.max, shape, dtype, True)
+
+
+def _shifted(a, count, left):
+    """a << count or a >> count per docs/isa.md (vshls, vshrs), in Python integers."""
+    bits = a.dtype.itemsize * 8
+    def one(x):
+        if left:
+            return 0 if count >= 32 else (int(x) << count) & ((1 << bits) - 1)
+        return int(x) >> min(count, 63)  # int(x) keeps the sign: arithmetic for signed types
+    return np.array([one(x) for x in a.ravel()]).astype(np.int64).astype(a.dtype).reshape(a.shape)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", ["int16", "uint16"])
+@pytest.mark.parametrize("name", sorted(BITWISE))
+def test_bitwise(tilejitd, name, dtype, shape):
+    a, b = _ints(shape, dtype, 7), _ints(shape, dtype, 8)
+    got = tile_ops.binary(*shape, dtype, name)(a, b)
+    np.testing.assert_array_equal(got, BITWISE[name](a, b))
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint16"])
+@pytest.mark.parametrize("name", ["bitwise_and", "bitwise_or"])
+def test_bitwise_with_a_scalar(tilejitd, name, dtype):
+    shape = SHAPES[1]
+    a = _ints(shape, dtype, 9)
+    got = tile_ops.binary(*shape, dtype, name, 0x5A5)(a, np.zeros(shape, dtype))
+    np.testing.assert_array_equal(got, BITWISE[name](a, np.array(0x5A5, dtype)))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", ["int16", "uint16"])
+def test_bitwise_not(tilejitd, dtype, shape):
+    a = _ints(shape, dtype, 10)
+    np.testing.assert_array_equal(tile_ops.unary(*shape, dtype, "bitwise_not")(a), ~a)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+@pytest.mark.parametrize("name", ["bitwise_lshift", "bitwise_rshift"])
+@pytest.mark.parametrize("count", [0, 3, 15, 16, 31, 32, 40])
+def test_shift(tilejitd, name, dtype, count):
+    shape = SHAPES[1]
+    a = _ints(shape, dtype, 11)
+    got = tile_ops.binary(*shape, dtype, name, count)(a, np.zeros(shape, dtype))
+    np.testing.assert_array_equal(got, _shifted(a, count, name == "bitwise_lshift"))
+
+
+def test_pow_int32(tilejitd):
+    """Exact integer powers, wrapping at 32 bits (7 ** 12 does not fit); a negative exponent
+    gives the integer part of the reciprocal (docs/isa.md, vpow)."""
+    shape = SHAPES[1]
+    rng = np.random.default_rng(12)
+    a = rng.integers(-9, 10, shape, np.int32)
+    b = rng.integers(0, 13, shape, np.int32)
+    b[0, :6], a[0, :6] = [-1, -2, -3, -1, -2, -1], [1, -1, -1, 2, 0, 7]
+    want = np.array([pow(int(x), int(y)) if y >= 0 else int(1 / (x ** -y)) if x else 0
+                     for x, y in zip(a.ravel(), b.ravel())], np.int64)
+    got = tile_ops.binary(*shape, "int32", "pow")(a, b)
+    np.testing.assert_array_equal(got, want.astype(np.int32).reshape(shape))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES + INT_DTYPES)
+def test_transpose(tilejitd, dtype, shape):
+    a = _ints(shape, dtype, 13) if dtype in INT_DTYPES else _input(shape, dtype, False, 13)
+    np.testing.assert_array_equal(tile_ops.transpose(*shape, dtype)(a), a.T)
 
 
 @pytest.mark.parametrize("shape", SHAPES)

@@ -281,5 +281,40 @@ TEST(Tracer, DtypeNamesConvertWhenCalled) {
   }
 }
 
+TEST(Tracer, TensorSubscriptAnnotationsAndFuncAttrWarnings) {
+  const std::string src =
+      "import tilelang\nimport tilelang.language as T\n\n"
+      "@tilelang.jit(out_idx=[-1])\n"
+      "def kernel(M=16, N=32):\n"
+      "    @T.prim_func\n"
+      "    def main(A: T.Tensor[(M, N), \"float16\"], B: T.Tensor[(N, M), \"float16\"]):\n"
+      "        T.func_attr({\"enable_auto_sync\": True, \"tir.noalias\": True})\n"
+      "        with T.Kernel(1, is_npu=True) as (cid, vid):\n"
+      "            a = T.alloc_ub((M, N), \"float16\")\n"
+      "            t = T.alloc_ub((N, M), \"float16\")\n"
+      "            T.copy(A, a)\n"
+      "            T.tile.transpose(t, a)\n"
+      "            T.copy(t, B)\n"
+      "    return main\n";
+  std::string d;
+  std::string ir = Trace(src, &d);
+  ASSERT_NE(ir, "") << d;
+  EXPECT_NE(ir.find("param %p0: gm float16[16, 32] input\nparam %p1: gm float16[32, 16] output"),
+            std::string::npos)
+      << ir;
+  EXPECT_NE(ir.find("transpose(%ub_1, %ub_0)"), std::string::npos) << ir;
+  EXPECT_NE(d.find("8:9: warning: T.func_attr 'enable_auto_sync' is ignored: tilejit reads no "
+                   "function attributes (sync insertion is the pass_config tl.ascend_auto_sync)"),
+            std::string::npos)
+      << d;
+  EXPECT_NE(d.find("8:9: warning: T.func_attr 'tir.noalias' is ignored"), std::string::npos) << d;
+  EXPECT_NE(TraceError(VecKernel("T.func_attr(1)")).find("T.func_attr takes a dict"),
+            std::string::npos);
+  EXPECT_NE(TraceError(VecKernel("T.tile.transpose(c, a)"))
+                .find("transpose needs a 2-D source and its transpose as the destination; got "
+                      "[64, 64] to [64]"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace tilejit::frontend

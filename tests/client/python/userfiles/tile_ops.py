@@ -8,11 +8,15 @@ import tilejit.language as T
 UNARY = {
     "exp": T.tile.exp, "ln": T.tile.ln, "sqrt": T.tile.sqrt, "rsqrt": T.tile.rsqrt,
     "reciprocal": T.tile.reciprocal, "abs": T.tile.abs, "relu": T.tile.relu,
-    "sigmoid": T.tile.sigmoid,
+    "sigmoid": T.tile.sigmoid, "silu": T.tile.silu, "sin": T.tile.sin, "cos": T.tile.cos,
+    "bitwise_not": T.tile.bitwise_not,
 }
 BINARY = {
     "add": T.tile.add, "sub": T.tile.sub, "mul": T.tile.mul, "div": T.tile.div,
-    "max": T.tile.max, "min": T.tile.min,
+    "max": T.tile.max, "min": T.tile.min, "pow": T.tile.pow, "leaky_relu": T.tile.leaky_relu,
+    "bitwise_and": T.tile.bitwise_and, "bitwise_or": T.tile.bitwise_or,
+    "bitwise_xor": T.tile.bitwise_xor, "bitwise_lshift": T.tile.bitwise_lshift,
+    "bitwise_rshift": T.tile.bitwise_rshift,
 }
 REDUCE = {"sum": T.reduce_sum, "max": T.reduce_max, "min": T.reduce_min}
 
@@ -100,5 +104,26 @@ def parallel_math(M, N, dtype, name):
                     a[i, j] = f(a[i, j])
                 T.barrier_all()
                 T.copy(a, B[vid * sub, 0])
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def transpose(M, N, dtype):
+    """B = A^T: vector core vid transposes rows [vid * M/2, (vid + 1) * M/2) of A into the
+    same columns of B."""
+    sub = M // 2
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((N, M), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((sub, N), dtype)
+            t = T.alloc_ub((N, sub), dtype)
+            with T.Scope("V"):
+                T.copy(A[vid * sub, 0], a)
+                T.barrier_all()
+                T.tile.transpose(t, a)
+                T.barrier_all()
+                T.copy(t, B[0, vid * sub])
 
     return main
