@@ -15,10 +15,8 @@
 // are a diagnostic. vcmp writes whole repeats, so up to 15 bytes after a row's bits (inside
 // its 32-byte slot) are written as zero.
 //
-// Scalar operands (compare against a number, select with a scalar `src1`): the ISA has no
-// vector-scalar compare/select, so the scalar is replicated (vdup) into 32 spare bytes of the
-// mask region after the bits (mask rows of at least S + 32 bytes, or a run of R * S + 32) and
-// read with block and repeat stride 0. A mask without spare room is a diagnostic.
+// Scalar operands (compare against a number, select with a scalar `src1`) are the vcmps /
+// vsels forms, so the mask needs no room beyond its bits.
 #include <string>
 
 #include "compiler/codegen/vector_internal.h"
@@ -32,8 +30,7 @@ constexpr int64_t kMaxMaskRepeat = 248;  // a multiple of 4 and 2: pieces end on
 
 struct MaskRows {
   target::Opnd addr;
-  int64_t stride = 0;            // bytes between mask rows
-  std::optional<int64_t> spare;  // byte offset of 32 spare bytes, if any
+  int64_t stride = 0;  // bytes between mask rows
 };
 
 std::optional<target::CmpMode> CmpOf(const std::string& mode) {
@@ -58,9 +55,7 @@ Result<MaskRows> MaskLayout(VecOp& v, const Tile& m, int64_t rows, int64_t cols)
                      " bytes cannot hold " + std::to_string(cols) + " bits (need " +
                      std::to_string(need) + ")");
     }
-    MaskRows out{m.addr, m.pitch, std::nullopt};
-    if (slot + target::kBlockBytes <= m.cols) out.spare = slot;
-    return out;
+    return MaskRows{m.addr, m.pitch};
   }
   const int64_t total = m.batch() * m.rows * m.cols;
   if (m.batch() != 1 || !m.dense() || total < (rows - 1) * slot + need) {
@@ -69,48 +64,29 @@ Result<MaskRows> MaskLayout(VecOp& v, const Tile& m, int64_t rows, int64_t cols)
                    " bits (give it " + std::to_string(rows) + " rows of " + std::to_string(need) +
                    " bytes, or one run of " + std::to_string((rows - 1) * slot + need) + " bytes)");
   }
-  MaskRows out{m.addr, slot, std::nullopt};
-  if (rows * slot + target::kBlockBytes <= total) out.spare = rows * slot;
-  return out;
+  return MaskRows{m.addr, slot};
 }
 
-// The scalar replicated over one 32-byte block of spare mask bytes, read with strides 0.
-Result<target::Opnd> ScalarBlock(VecOp& v, const MaskRows& mr, const ir::Expr& value,
-                                 target::DType dt) {
-  if (!mr.spare) {
-    return v.Error(std::string(v.name()) +
-                   " with a scalar operand needs 32 spare bytes in the mask after the bits (the "
-                   "ISA has no vector-scalar form; the scalar is staged there): enlarge the mask");
-  }
-  target::Instr in{.op = Opcode::kVdup};
-  in.dtype = dt;
-  TILEJIT_ASSIGN_OR_RETURN(in.scalar, v.ScalarBits(value, dt));
-  in.dst = Off(mr.addr, *mr.spare);
-  in.dst_blk = 1;
-  in.repeat = target::OpImm(1);
-  in.mask = target::OpImm(target::kBlockBytes / target::DTypeBytes(dt));
-  v.Barrier();  // an earlier op of this kind may still read the block
-  TILEJIT_RETURN_IF_ERROR(v.Emit(in));
-  v.Barrier();
-  return in.dst;
-}
-
-// One row of a compare (bits -> dst) or select (bits -> sel): `src1_block` reads src1 as one
-// replicated 32-byte block.
+// One row of a compare (bits -> dst) or select (bits -> sel); src1 is unused by the scalar
+// forms (vcmps, vsels), whose prototype carries the scalar.
 struct Row {
   target::Opnd dst, src, src1, bits;
-  bool src1_block = false;
 };
 
 Status EmitRow(VecOp& v, const target::Instr& proto, const Row& row, int64_t cols, int es) {
-  const bool is_cmp = proto.op == Opcode::kVcmp;
+  const bool is_cmp = proto.op == Opcode::kVcmp || proto.op == Opcode::kVcmps;
+  const bool has_src1 = target::UsesField(proto.op, target::FieldId::src1);
   const int64_t epr = target::kRepeatBytes / es, full = cols / epr, tail = cols % epr;
   const int64_t rep = epr * es / target::kBlockBytes;
   auto piece = [&](int64_t first, int64_t repeat, int64_t mask) {
     target::Instr in = proto;
     const int64_t bytes = first * epr * es;
     in.src = Off(row.src, bytes);
-    in.src1 = row.src1_block ? row.src1 : Off(row.src1, bytes);
+    if (has_src1) {
+      in.src1 = Off(row.src1, bytes);
+      in.src1_blk = 1;
+      in.src1_rep = rep;
+    }
     (is_cmp ? in.dst : in.sel) = Off(row.bits, first * epr / 8);
     if (!is_cmp) {
       in.dst = Off(row.dst, bytes);
@@ -119,8 +95,6 @@ Status EmitRow(VecOp& v, const target::Instr& proto, const Row& row, int64_t col
     }
     in.src_blk = 1;
     in.src_rep = rep;
-    in.src1_blk = row.src1_block ? 0 : 1;
-    in.src1_rep = row.src1_block ? 0 : rep;
     in.repeat = target::OpImm(repeat);
     in.mask = target::OpImm(mask);
     return v.Emit(in);
@@ -141,15 +115,17 @@ Status CheckRowLength(VecOp& v, int64_t cols, int es) {
                  ", or whose full repeats cover a multiple of 256 elements)");
 }
 
-// Runs `proto` over every row; src1 is a tile or a scalar staged in the mask.
-Status EmitRows(VecOp& v, const target::Instr& proto, const Tile& shape_of, const Tile* dst,
-                const Tile& src, const Tile* src1, const ir::Expr* scalar, const MaskRows& mr) {
+// Runs `proto` over every row with src1 a tile, or a scalar: then `proto` becomes the scalar
+// form `scalar_op` carrying it.
+Status EmitRows(VecOp& v, target::Instr proto, Opcode scalar_op, const Tile& shape_of,
+                const Tile* dst, const Tile& src, const Tile* src1, const ir::Expr* scalar,
+                const MaskRows& mr) {
   TILEJIT_RETURN_IF_ERROR(CheckRowLength(v, shape_of.cols, src.es));
-  Row row;
   if (scalar != nullptr) {
-    TILEJIT_ASSIGN_OR_RETURN(row.src1, ScalarBlock(v, mr, *scalar, src.dtype));
-    row.src1_block = true;
+    proto.op = scalar_op;
+    TILEJIT_ASSIGN_OR_RETURN(proto.scalar, v.ScalarBits(*scalar, src.dtype));
   }
+  Row row;
   for (int64_t r = 0; r < shape_of.rows; ++r) {
     row.src = Off(src.addr, r * src.pitch);
     if (src1 != nullptr) row.src1 = Off(src1->addr, r * src1->pitch);
@@ -183,7 +159,8 @@ Status EmitCompare(VecOp& v) {
   target::Instr in{.op = Opcode::kVcmp};
   in.dtype = src.dtype;
   in.cmp = *cmp;
-  return EmitRows(v, in, src, nullptr, src, src1 ? &*src1 : nullptr, v.ScalarArg(2), mr);
+  return EmitRows(v, in, Opcode::kVcmps, src, nullptr, src, src1 ? &*src1 : nullptr, v.ScalarArg(2),
+                  mr);
 }
 
 Status EmitSelect(VecOp& v) {
@@ -197,7 +174,8 @@ Status EmitSelect(VecOp& v) {
   TILEJIT_ASSIGN_OR_RETURN(MaskRows mr, MaskLayout(v, mask, dst.rows, dst.cols));
   target::Instr in{.op = Opcode::kVsel};
   in.dtype = dst.dtype;
-  return EmitRows(v, in, dst, &dst, src, src1 ? &*src1 : nullptr, v.ScalarArg(3), mr);
+  return EmitRows(v, in, Opcode::kVsels, dst, &dst, src, src1 ? &*src1 : nullptr, v.ScalarArg(3),
+                  mr);
 }
 
 }  // namespace tilejit::codegen::vec

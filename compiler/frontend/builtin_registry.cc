@@ -26,6 +26,10 @@ constexpr BuiltinRow Stmt(std::string_view n, H h, std::string_view sig) {
 constexpr BuiltinRow Tile(std::string_view n, Op op, std::string_view sig) {
   return {n, C::kStatement, H::kTileOp, sig, op, {}, {}, {}};
 }
+// A tile op whose call has its own tracing rules (handler) on top of the op's family.
+constexpr BuiltinRow TileAs(std::string_view n, H h, Op op, std::string_view sig) {
+  return {n, C::kStatement, h, sig, op, {}, {}, {}};
+}
 constexpr BuiltinRow Alloc(std::string_view n, Scope s) {
   return {n, C::kStatement, H::kAlloc, "shape, dtype, scope=None", {}, s, {}, {}};
 }
@@ -142,6 +146,17 @@ constexpr BuiltinRow kRows[] = {
     Tile("T.tile.sin", Op::kSin, "dst, src"),
     Tile("T.tile.cos", Op::kCos, "dst, src"),
     Tile("T.tile.transpose", Op::kTranspose, "dst, src"),
+    // The tmp argument is AscendC's scratch; the vector unit needs none here.
+    TileAs("T.tile.row_expand_mul", H::kRowExpand, Op::kMul, "dst, src0, src1, tmp=None"),
+    TileAs("T.tile.row_expand_sub", H::kRowExpand, Op::kSub, "dst, src0, src1, tmp=None"),
+    TileAs("T.tile.row_expand_div", H::kRowExpand, Op::kDiv, "dst, src0, src1, tmp=None"),
+    Alias("T.tile.row_expand_mul_experiment", "T.tile.row_expand_mul"),
+    Alias("T.tile.row_expand_sub_experiment", "T.tile.row_expand_sub"),
+    Alias("T.tile.row_expand_div_experiment", "T.tile.row_expand_div"),
+    TileAs("T.tile.brcb", H::kBrcb, Op::kBroadcast,
+           "dst, src, repeat_times, dst_blk_stride, dst_repeat_stride"),
+    Alias("T.tile.brcb_experiment", "T.tile.brcb"),
+    TileAs("T.tile.clamp", H::kClamp, Op::kMax, "out, buffer, min_scalar, max_scalar, count"),
     // tilelang, tvm and Python.
     Deco("tilelang.jit", H::kJit),
     {"tilelang.PassConfigKey", C::kHost, H::kNone, "", {}, {}, {}, {}},
@@ -185,14 +200,9 @@ constexpr BuiltinRow kRows[] = {
     Todo("T.tile.sort32"),
     Todo("T.tile.merge_sort"),
     Todo("T.tile.topk"),
-    Todo("T.tile.brcb"),
     Todo("T.tile.round"),
-    Todo("T.tile.clamp"),
     Todo("T.tile.atomic_add"),
     Todo("T.tile.bilinear_interpolation"),
-    Todo("T.tile.row_expand_mul"),
-    Todo("T.tile.row_expand_sub"),
-    Todo("T.tile.row_expand_div"),
     Todo("T.tile.block_reduce_sum"),
     Todo("T.tile.block_reduce_max"),
     Todo("T.tile.block_reduce_min"),
@@ -286,6 +296,10 @@ const BuiltinRow* FindBuiltin(std::string_view qualified) {
   return it == by_name.end() ? nullptr : it->second;
 }
 
+const BuiltinRow* ResolveBuiltin(std::string_view qualified) {
+  return Canonical(FindBuiltin(qualified));
+}
+
 const Signature& SignatureOf(const BuiltinRow& row) {
   return TheIndex().signatures[static_cast<size_t>(&row - kRows)];
 }
@@ -308,7 +322,7 @@ std::optional<std::string> ResolveSubmodule(std::string_view module, std::string
 }
 
 std::optional<BuiltinClass> ClassifyBuiltin(std::string_view name) {
-  const BuiltinRow* row = Canonical(FindBuiltin(name));
+  const BuiltinRow* row = ResolveBuiltin(name);
   if (row == nullptr) return std::nullopt;
   return row->cls;
 }

@@ -61,8 +61,11 @@ enum class BuiltinHandler : uint8_t {
   kSerialLoop,  // T.serial, range
   kPipelinedLoop,
   kParallelLoop,
-  kAlloc,   // the row's scope says where
-  kTileOp,  // the row's op says what; its IR family says how it is traced
+  kAlloc,      // the row's scope says where
+  kTileOp,     // the row's op says what; its IR family says how it is traced
+  kRowExpand,  // row_expand_*: the row's binary op with a per-row [R] second operand
+  kBrcb,       // brcb: the per-row broadcast in AscendC's repeat/stride spelling
+  kClamp,      // clamp: max with the lower bound, then min with the upper
   kBarrierAll,
   kPipeBarrier,
   kSetFlag,
@@ -86,7 +89,7 @@ struct BuiltinRow {
   // "dst, src0, src1", "src, dst, dim=-1, clear=True". Defaults are int, float, True,
   // False, None or a quoted string. "*values": the handler takes the raw arguments.
   std::string_view signature;
-  std::optional<ir::TileOpCode> op;   // kTileOp rows
+  std::optional<ir::TileOpCode> op;   // kTileOp, kRowExpand and kBrcb rows
   std::optional<ir::MemScope> scope;  // kAlloc rows
   std::string_view alias_of;          // another spelling of the row of that name
   std::string_view note;              // kUnsupported: what it is, when the name alone is unclear
@@ -108,6 +111,9 @@ struct Signature {
 std::span<const BuiltinRow> BuiltinRows();
 // The row of a qualified name (aliases are rows of their own); nullptr if unknown.
 const BuiltinRow* FindBuiltin(std::string_view qualified);
+// The row a qualified name means, after aliases ("T.tile.brcb_experiment" -> "T.tile.brcb");
+// nullptr if unknown.
+const BuiltinRow* ResolveBuiltin(std::string_view qualified);
 // The parsed signature of a row (parsed once, on first use).
 const Signature& SignatureOf(const BuiltinRow& row);
 

@@ -140,13 +140,15 @@ std::optional<Value> ClientResolver::ToValue(const ClientValue& v, const std::st
       return v.constant;
     case K::kModule:
       return Value::Module(v.name);
-    case K::kBuiltin:
-      if (!ClassifyBuiltin(v.name)) {
+    case K::kBuiltin: {
+      const BuiltinRow* row = ResolveBuiltin(v.name);  // an alias sent by name means its target
+      if (row == nullptr) {
         diag.Error(where) << "the value of '" << name << "' is '" << v.name
                           << "', which tilejit does not know";
         return std::nullopt;
       }
-      return Value::Builtin(v.name);
+      return Value::Builtin(std::string(row->name));
+    }
     case K::kFunction:
       if (v.function >= fns_.size()) {
         diag.Error(where) << "the value of '" << name << "' names function " << v.function

@@ -64,6 +64,9 @@ bool Tracer::TraceOpCall(const std::string& name, const Expr& call, const std::v
   auto b = Bind(SignatureOf(*row), args, kwargs, call.loc);
   if (!b) return false;
   if (row->handler == BuiltinHandler::kTileOp) return TraceTileOp(*row, call, *b, out);
+  if (row->handler == BuiltinHandler::kRowExpand) return TraceRowExpand(*row, call, *b, out);
+  if (row->handler == BuiltinHandler::kBrcb) return TraceBrcb(*row, call, *b, out);
+  if (row->handler == BuiltinHandler::kClamp) return TraceClamp(*row, call, *b, out);
   if (row->handler == BuiltinHandler::kAnnotateAddress) return TraceAnnotateAddress(call, *b);
   return TraceSync(*row, call, *b, out);
 }
@@ -360,10 +363,11 @@ bool Tracer::TraceReduce(const BuiltinRow& row, const Expr& call, const BoundArg
                          std::vector<ir::Stmt>* out) {
   const std::string name(row.name);
   const BoundArgs* b = &bound;
-  if ((*b)[4] && (*b)[4]->kind != ValueKind::kNone) {
-    diag().Error(LocOr(*(*b)[4], call.loc)) << name << " real_shape is not supported yet";
-    return false;
-  }
+  // TileLang-Ascend takes clear and real_shape after dim in either order, telling them apart
+  // by kind (a bool is clear, a list or tuple real_shape).
+  std::optional<Value> clear_arg = (*b)[3], real_arg = (*b)[4];
+  if ((clear_arg && clear_arg->is_sequence()) || (real_arg && real_arg->kind == ValueKind::kBool))
+    std::swap(clear_arg, real_arg);
   auto src = RegionOperand(*(*b)[0], "source", call.loc);
   auto dst = src ? RegionOperand(*(*b)[1], "destination", call.loc) : std::nullopt;
   if (!dst) return false;
@@ -378,8 +382,12 @@ bool Tracer::TraceReduce(const BuiltinRow& row, const Expr& call, const BoundArg
     }
     dim = d.i;
   }
-  auto clear = FlagArg((*b)[3], true, "clear", call.loc);
+  auto clear = FlagArg(clear_arg, true, "clear", call.loc);
   if (!clear) return false;
+  if (real_arg && real_arg->kind != ValueKind::kNone &&
+      !ApplyRealShape(name, *real_arg, dim, &*src, &*dst, call.loc)) {
+    return false;
+  }
   if (!ReduceShapeFits(*src, static_cast<int>(dim), *dst)) {
     diag().Error(call.loc) << name << " shape mismatch: reducing " << ShapeText(src->TrimmedShape())
                            << " along dim " << dim << " cannot produce "
@@ -389,6 +397,123 @@ bool Tracer::TraceReduce(const BuiltinRow& row, const Expr& call, const BoundArg
   int64_t axis = dim < 0 ? dim + rank : dim;
   out->push_back(
       ir::MakeTileOp(*row.op, {*dst, *src}, {{"clear", *clear}, {"dim", axis}}, call.loc));
+  return true;
+}
+
+// real_shape [rows, cols] of a 2-D source: the reduction covers its first `rows` rows and
+// `cols` columns (0: the whole extent), and writes the results for those rows (or columns)
+// only, so a tail tile's padding never reaches the result.
+bool Tracer::ApplyRealShape(const std::string& name, const Value& real, int64_t dim,
+                            ir::Region* src, ir::Region* dst, SourceLoc loc) {
+  const size_t rank = src->ranges.size();
+  std::vector<int64_t> want;
+  if (real.is_sequence() && real.size() == 2 && rank >= 2) {
+    for (size_t i = 0; i < 2; ++i) {
+      const Value& v = real.item(i);
+      const int64_t full = src->ranges[rank - 2 + i].extent;
+      if (v.kind != ValueKind::kInt || v.i < 0 || v.i > full) break;
+      want.push_back(v.i == 0 ? full : v.i);
+    }
+  }
+  if (want.size() != 2) {
+    diag().Error(LocOr(real, loc))
+        << name << " real_shape must be [rows, cols] of ints within the 2-D source's extents "
+        << ShapeText(Extents(*src)) << " (0: the whole extent), not " << Repr(real);
+    return false;
+  }
+  const bool per_row =
+      (dim < 0 ? dim + static_cast<int64_t>(rank) : dim) == static_cast<int64_t>(rank) - 1;
+  const int64_t full_out = src->ranges[per_row ? rank - 2 : rank - 1].extent;
+  src->ranges[rank - 2].extent = want[0];
+  src->ranges[rank - 1].extent = want[1];
+  // The destination's dimension of that extent: [R] / [R, 1] per row, [C] / [1, C] per column.
+  for (auto it = dst->ranges.rbegin(); it != dst->ranges.rend(); ++it) {
+    if (it->extent == full_out) {
+      it->extent = want[per_row ? 0 : 1];
+      break;
+    }
+  }
+  return true;
+}
+
+// row_expand_*(dst [R, C], src0 [R, C], src1 [R]): the binary op with src1 broadcast per row;
+// any other src1 shape is refused rather than read another way.
+bool Tracer::TraceRowExpand(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                            std::vector<ir::Stmt>* out) {
+  auto dst = RegionOperand(*b[0], "destination", call.loc);
+  auto src = dst ? RegionOperand(*b[1], "first source", call.loc) : std::nullopt;
+  auto vec = src ? RegionOperand(*b[2], "second source", call.loc) : std::nullopt;
+  if (!vec) return false;
+  if (dst->TrimmedShape() != src->TrimmedShape() || dst->TrimmedShape().size() != 2 ||
+      BinaryBroadcast(*dst, *vec) != Broadcast::kPerRow) {
+    diag().Error(call.loc) << row.name << " needs dst and src0 of one [R, C] shape and src1 of "
+                           << "[R] or [R, 1]; got " << ShapeText(dst->TrimmedShape()) << ", "
+                           << ShapeText(src->TrimmedShape()) << " and "
+                           << ShapeText(vec->TrimmedShape());
+    return false;
+  }
+  out->push_back(ir::MakeTileOp(*row.op, {*dst, *src, *vec}, {}, call.loc));
+  return true;
+}
+
+// brcb(dst, src, repeat_times, dst_blk_stride, dst_repeat_stride): each repeat writes 8 source
+// elements, each over one 32-byte block of dst. With block stride 1 and repeat stride 8 (the
+// form upstream uses) that is the per-row broadcast of src [R] into dst [R, 32 / elem_bytes],
+// R = 8 * repeat_times; other strides interleave blocks, which no tile shape expresses.
+bool Tracer::TraceBrcb(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                       std::vector<ir::Stmt>* out) {
+  auto dst = RegionOperand(*b[0], "destination", call.loc);
+  auto src = dst ? RegionOperand(*b[1], "source", call.loc) : std::nullopt;
+  if (!src) return false;
+  auto int_of = [&](const Value& v) { return v.kind == ValueKind::kInt ? v.i : -1; };
+  const int64_t repeat = int_of(*b[2]), blk = int_of(*b[3]), rep = int_of(*b[4]);
+  const std::vector<int64_t> d = dst->TrimmedShape(), s = src->TrimmedShape();
+  const int64_t per_block =
+      ir::DTypeBytes(dst->buffer->dtype) > 0 ? 32 / ir::DTypeBytes(dst->buffer->dtype) : 0;
+  const bool ok = blk == 1 && rep == 8 && repeat > 0 && s == std::vector<int64_t>{8 * repeat} &&
+                  d == std::vector<int64_t>{8 * repeat, per_block};
+  if (!ok) {
+    diag().Error(call.loc) << row.name << " supports dst_blk_stride 1 and dst_repeat_stride 8 "
+                           << "with src [8 * repeat_times] and dst [8 * repeat_times, " << per_block
+                           << "] (one 32-byte block per element); got strides " << Repr(*b[3])
+                           << ", " << Repr(*b[4]) << ", repeat_times " << Repr(*b[2]) << ", src "
+                           << ShapeText(s) << " and dst " << ShapeText(d);
+    return false;
+  }
+  out->push_back(ir::MakeTileOp(*row.op, {*dst, *src}, {{"axis", int64_t{1}}}, call.loc));
+  return true;
+}
+
+// clamp(out, buffer, min, max, count) = min(max(buffer, min), max) over the whole region
+// (two vector ops with a barrier v between them):
+// `count` must be its element count (upstream passes the tile's size; a smaller count would
+// leave a tail unclamped and a larger one overrun the region, so both are refused).
+bool Tracer::TraceClamp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                        std::vector<ir::Stmt>* out) {
+  auto dst = RegionOperand(*b[0], "destination", call.loc);
+  auto src = dst ? RegionOperand(*b[1], "source", call.loc) : std::nullopt;
+  if (!src) return false;
+  if (dst->TrimmedShape() != src->TrimmedShape()) {
+    diag().Error(call.loc) << row.name << " shape mismatch: destination is "
+                           << ShapeText(dst->TrimmedShape()) << " but the source is "
+                           << ShapeText(src->TrimmedShape());
+    return false;
+  }
+  const Value& count = *b[4];
+  if (count.kind != ValueKind::kInt || count.i != dst->num_elements()) {
+    diag().Error(LocOr(count, call.loc))
+        << row.name << " count must be the region's element count " << dst->num_elements()
+        << ", not " << Repr(count) << " (a prefix or a count past the region is not supported)";
+    return false;
+  }
+  auto lo = ScalarOperand(*b[2], dst->buffer->dtype, "min_scalar", call.loc);
+  auto hi = lo ? ScalarOperand(*b[3], dst->buffer->dtype, "max_scalar", call.loc) : std::nullopt;
+  if (!hi) return false;
+  // One user operation, so the author has no place for the barrier the vector pipe needs
+  // between the two dependent instructions: it is part of the clamp.
+  out->push_back(ir::MakeTileOp(ir::TileOpCode::kMax, {*dst, *src, *lo}, {}, call.loc));
+  out->push_back(std::make_shared<ir::BarrierNode>(ir::Pipe::kV, call.loc));
+  out->push_back(ir::MakeTileOp(ir::TileOpCode::kMin, {*dst, *dst, *hi}, {}, call.loc));
   return true;
 }
 

@@ -111,6 +111,14 @@ class Tracer : public Evaluator {
                           std::vector<ir::Stmt>* out);
   bool TraceReduce(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                    std::vector<ir::Stmt>* out);
+  bool TraceRowExpand(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                      std::vector<ir::Stmt>* out);
+  bool TraceBrcb(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                 std::vector<ir::Stmt>* out);
+  bool TraceClamp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                  std::vector<ir::Stmt>* out);
+  bool ApplyRealShape(const std::string& name, const Value& real, int64_t dim, ir::Region* src,
+                      ir::Region* dst, SourceLoc loc);
   bool TraceSync(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                  std::vector<ir::Stmt>* out);
   bool TraceAnnotateAddress(const Expr& call, const BoundArgs& b);

@@ -159,9 +159,9 @@ std::optional<ir::Region> StoreLowerer::EmitMask(Value x, Value y, std::string m
   Value lhs = ToFull(x), rhs = ToFull(y);
   if (!SameDtype(lhs, rhs)) return std::nullopt;
   // The bit-mask contract of codegen/vector_mask.cc: one row of bits per tile row, each row
-  // 32-byte aligned, plus 32 spare bytes where a scalar operand is staged.
+  // 32-byte aligned.
   const std::vector<int64_t>& ext = nest_.extents;
-  const int64_t row_bytes = target::RoundUp(target::CeilDiv(ext.back(), 8), 32) + 32;
+  const int64_t row_bytes = target::RoundUp(target::CeilDiv(ext.back(), 8), 32);
   std::vector<int64_t> shape = ext.size() == 2 && ext[0] > 1
                                    ? std::vector<int64_t>{ext[0], row_bytes}
                                    : std::vector<int64_t>{row_bytes};

@@ -54,6 +54,9 @@ Operand Src1Of(const Instr& in) {
 }
 
 bool HasSrc(const Instr& in) { return in.op != Opcode::kVdup; }
+bool IsMaskOp(Opcode op) {
+  return op == Opcode::kVcmp || op == Opcode::kVcmps || op == Opcode::kVsel || op == Opcode::kVsels;
+}
 bool HasSrc1(const Instr& in) { return target::UsesField(in.op, FieldId::src1); }
 bool IsAxpy(const Instr& in) { return in.op == Opcode::kVaxpy || in.op == Opcode::kVaxpyUb; }
 bool IsScalarForm(const Instr& in) {
@@ -293,18 +296,21 @@ bool Compare(target::CmpMode c, T a, T b) {
   return false;
 }
 
-// vcmp writes bit (r * epr + j) of a packed mask, inactive bits 0.
+// vcmp / vcmps write bit (r * epr + j) of a packed mask, inactive bits 0.
 void CompareEffect(const Instr& in, MemView& mem) {
   const uint64_t repeat = in.repeat.imm, mask = Mask(in), epr = ElemsPerRepeat(in);
   const uint64_t bits_bytes = (repeat * epr + 7) / 8;
   std::vector<uint8_t> bits(bits_bytes, 0);
   VisitCodec(in.dtype, [&](const auto& codec) {
-    const auto* a = Gather(codec, mem, SrcOf(in), repeat, mask, Slot::kSrc);
-    const auto* b = Gather(codec, mem, Src1Of(in), repeat, mask, Slot::kSrc1);
+    using T = typename std::decay_t<decltype(codec)>::Compute;
+    const T* a = Gather(codec, mem, SrcOf(in), repeat, mask, Slot::kSrc);
+    const bool scalar = in.op == Opcode::kVcmps;
+    const T s = scalar ? static_cast<T>(ScalarOf(in, mem)) : T{};
+    const T* b = scalar ? nullptr : Gather(codec, mem, Src1Of(in), repeat, mask, Slot::kSrc1);
     for (uint64_t r = 0; r < repeat; ++r) {
       for (uint64_t j = 0; j < mask; ++j) {
         const uint64_t bit = r * epr + j;
-        if (Compare(in.cmp, a[r * mask + j], b[r * mask + j])) {
+        if (Compare(in.cmp, a[r * mask + j], scalar ? s : b[r * mask + j])) {
           bits[bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
         }
       }
@@ -313,22 +319,27 @@ void CompareEffect(const Instr& in, MemView& mem) {
   std::memcpy(mem.Ptr(MemSpace::kUb, in.dst.imm, bits_bytes), bits.data(), bits_bytes);
 }
 
-// vsel reads bit (r * epr + j) and copies the chosen element's bytes unchanged.
+// vsel / vsels read bit (r * epr + j) and copy the chosen element's bytes unchanged (vsels:
+// the scalar converted to the dtype as vdup does).
 void SelectEffect(const Instr& in, MemView& mem) {
   const uint64_t repeat = in.repeat.imm, mask = Mask(in), epr = ElemsPerRepeat(in);
-  const Operand s = SrcOf(in), s1 = Src1Of(in), d = DstOf(in);
+  const Operand s = SrcOf(in), d = DstOf(in);
+  const bool scalar = in.op == Opcode::kVsels;
+  const uint64_t eb = Eb(d.dtype);
+  uint8_t scalar_bytes[8] = {};
+  if (scalar) StoreElem(scalar_bytes, d.dtype, ScalarOf(in, mem));
+  const Operand s1 = scalar ? Operand{} : Src1Of(in);
   const uint8_t* sp = mem.Ptr(MemSpace::kUb, s.base, Extent(s, repeat, mask));
-  const uint8_t* s1p = mem.Ptr(MemSpace::kUb, s1.base, Extent(s1, repeat, mask));
+  const uint8_t* s1p = scalar ? nullptr : mem.Ptr(MemSpace::kUb, s1.base, Extent(s1, repeat, mask));
   const uint8_t* sel = mem.Ptr(MemSpace::kUb, in.sel.imm, (repeat * epr + 7) / 8);
   uint8_t* dp = mem.Ptr(MemSpace::kUb, d.base, Extent(d, repeat, mask));
-  const uint64_t eb = Eb(d.dtype);
   std::vector<uint8_t> out(repeat * mask * eb);
   for (uint64_t r = 0; r < repeat; ++r) {
     for (uint64_t j = 0; j < mask; ++j) {
       const uint64_t bit = r * epr + j;
       const bool take = (sel[bit / 8] >> (bit % 8)) & 1;
-      std::memcpy(&out[(r * mask + j) * eb],
-                  take ? sp + ElemOffset(s, r, j) : s1p + ElemOffset(s1, r, j), eb);
+      const uint8_t* other = scalar ? scalar_bytes : s1p + ElemOffset(s1, r, j);
+      std::memcpy(&out[(r * mask + j) * eb], take ? sp + ElemOffset(s, r, j) : other, eb);
     }
   }
   ForEachRun(d, repeat, mask, [&](uint64_t off, uint64_t first, uint64_t n) {
@@ -355,11 +366,11 @@ void DescribeOperand(const Operand& o, uint64_t repeat, uint64_t mask, bool writ
 
 void DescribeVector(const Instr& in, std::vector<Span>* out) {
   const uint64_t repeat = in.repeat.imm, mask = Mask(in);
-  if (in.op == Opcode::kVcmp || in.op == Opcode::kVsel) {
+  if (IsMaskOp(in.op)) {
     DescribeOperand(SrcOf(in), repeat, mask, false, out);
-    DescribeOperand(Src1Of(in), repeat, mask, false, out);
+    if (HasSrc1(in)) DescribeOperand(Src1Of(in), repeat, mask, false, out);
     const uint64_t bits_bytes = (repeat * ElemsPerRepeat(in) + 7) / 8;
-    if (in.op == Opcode::kVcmp) {
+    if (in.op == Opcode::kVcmp || in.op == Opcode::kVcmps) {
       AddRun(out, {MemSpace::kUb, static_cast<uint64_t>(in.dst.imm), bits_bytes, true});
     } else {
       AddRun(out, {MemSpace::kUb, static_cast<uint64_t>(in.sel.imm), bits_bytes, false});
@@ -383,9 +394,11 @@ Status ApplyVector(const Instr& in, MemView& mem) {
   if (in.repeat.imm == 0) return Status::Ok();
   switch (in.op) {
     case Opcode::kVcmp:
+    case Opcode::kVcmps:
       CompareEffect(in, mem);
       break;
     case Opcode::kVsel:
+    case Opcode::kVsels:
       SelectEffect(in, mem);
       break;
     case Opcode::kVcast:

@@ -183,3 +183,63 @@ def test_scalar_math_in_parallel_loops(tilejitd, name, dtype):
     a = _input(shape, dtype, name in {"log", "sqrt", "rsqrt"}, 6)
     _check(tile_ops.parallel_math(*shape, dtype, name)(a), MATH[name](a.astype(np.float32)),
            dtype)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["mul", "sub", "div"])
+def test_row_expand(tilejitd, name, dtype, shape):
+    """row_expand_* (and the *_experiment spelling): per-row broadcast of S, per upstream's
+    test_row_expand_*_experiment references (a op s.unsqueeze(1))."""
+    a = _input(shape, dtype, False, 14)
+    s = _input(shape[:1], dtype, True, 15)
+    want = BINARY[name](a.astype(np.float32), s.astype(np.float32)[:, None])
+    _check(tile_ops.row_expand(*shape, dtype, name)(a, s), want, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_brcb(tilejitd, dtype):
+    """brcb: element i fills row i, one 32-byte block (upstream's test_brcb_experiment)."""
+    a = np.arange(1, 65, dtype=dtype)
+    got = tile_ops.brcb(64, dtype)(a)
+    np.testing.assert_array_equal(got, np.repeat(a[:, None], 32 // a.itemsize, axis=1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(REDUCE))
+@pytest.mark.parametrize("positional", [False, True])
+def test_reduce_real_shape(tilejitd, name, dtype, positional):
+    """real_shape=[rows, cols]: only A[:rows, :cols] is reduced and only B[:rows] written
+    (upstream's test_reduce_max_tail: the padding of a tail tile never reaches the result)."""
+    shape, rows, cols = (16, 64), 11, 40
+    a = _input(shape, dtype, False, 16)
+    a[rows:, :] = 100
+    a[:, cols:] = 100  # padding that must not count
+    want = np.zeros(shape[0], np.float32)
+    want[:rows] = REDUCE[name](a[:rows, :cols].astype(np.float32), axis=-1)
+    tol = dict(rtol=1e-2, atol=2e-2) if dtype == "float16" and name == "sum" else TOL[dtype]
+    got = tile_ops.reduce_real_shape(*shape, dtype, name, rows, cols, positional)(a)
+    np.testing.assert_allclose(np.asarray(got, np.float32), want, **tol)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", ["EQ", "NE", "LT", "LE", "GT", "GE"])
+def test_compare_select_with_scalars(tilejitd, mode, dtype, shape):
+    """compare against a scalar and select with a scalar (AscendC CompareScalar, Select in
+    tensor-scalar mode) into a mask with no byte to spare (upstream's test_compare_scalar)."""
+    a = np.round(_input(shape, dtype, False, 17) * 2) / 2  # halves, so EQ and NE see both
+    ops = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
+           "GT": np.greater, "GE": np.greater_equal}
+    want = np.where(ops[mode](a, np.array(0.5, dtype)), a, np.array(-3.0, dtype))
+    got = tile_ops.compare_select_scalar(*shape, dtype, mode, 0.5, -3.0)(a)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_clamp(tilejitd, dtype, shape):
+    """clamp(out, in, min, max, count) = torch.clamp (upstream's test_clamp reference)."""
+    a = _input(shape, dtype, False, 18)
+    got = tile_ops.clamp(*shape, dtype, -0.75, 1.25)(a)
+    _check(got, np.clip(a.astype(np.float32), -0.75, 1.25), dtype)

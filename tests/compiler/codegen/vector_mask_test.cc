@@ -130,14 +130,24 @@ TEST(VectorMask, RowLengthWithMisalignedPartialRepeatIsADiagnostic) {
       << bin.status();
 }
 
-TEST(VectorMask, ScalarWithoutSpareMaskBytesIsADiagnostic) {
+TEST(VectorMask, ScalarFormsNeedNoRoomBeyondTheBits) {
+  // 50 bits per row fit 7 bytes of an 8-byte mask row: vcmps / vsels take the scalar itself.
+  const Shape shape{4, 50};
+  const std::vector<float> x = Small(200, 55);
   VecKernel k;
-  k.Ub("a", "float32", {4, 50}).Ub("m", "uint8", {4, 8}).In("a").In("m").Out("m");
-  k.Op("compare(%m, %a, 1.0) {mode=\"EQ\"}");
-  auto bin = CompileIr(k.Text());
-  ASSERT_FALSE(bin.ok());
-  EXPECT_NE(bin.status().message().find("needs 32 spare bytes in the mask"), std::string::npos)
-      << bin.status();
+  k.Ub("a", "float32", shape).Ub("m", "uint8", {4, 8}).Ub("d", "float32", shape);
+  k.In("a").In("m").Out("d").Out("m");
+  k.Op("compare(%m, %a, 1.0) {mode=\"EQ\"}").Op("barrier(v)");
+  k.Op("select(%d, %m, %a, 7.0) {mode=\"VSEL_TENSOR_SCALAR_MODE\"}");
+  auto run = RunIr(k.Text(), {F32(shape, x), U8({4, 8})});
+  ASSERT_TRUE(run.ok()) << run.status();
+  ExpectNoFindings(run->report);
+  int wrong_bits = 0;
+  for (size_t i = 0; i < 200; ++i)
+    wrong_bits += Bit(run->outputs[1], i / 50 * 8, i % 50) != (x[i] == 1.0f);
+  EXPECT_EQ(wrong_bits, 0);
+  EXPECT_TRUE(AllClose(ToFloats(run->outputs[0]),
+                       Map(200, [&](size_t i) { return x[i] == 1.0f ? x[i] : 7.0f; }), 0, 0));
 }
 
 TEST(VectorMask, MaskTooSmallIsADiagnostic) {

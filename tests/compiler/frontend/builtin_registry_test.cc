@@ -33,7 +33,10 @@ TEST(BuiltinRegistry, RowsAreWellFormed) {
       EXPECT_TRUE(target->alias_of.empty()) << "alias of an alias";
       continue;
     }
-    EXPECT_EQ(row.op.has_value(), row.handler == BuiltinHandler::kTileOp);
+    const bool tile_op =
+        row.handler == BuiltinHandler::kTileOp || row.handler == BuiltinHandler::kRowExpand ||
+        row.handler == BuiltinHandler::kBrcb || row.handler == BuiltinHandler::kClamp;
+    EXPECT_EQ(row.op.has_value(), tile_op);
     EXPECT_EQ(row.scope.has_value(), row.handler == BuiltinHandler::kAlloc);
     switch (row.cls) {
       case BuiltinClass::kUnsupported:

@@ -316,5 +316,35 @@ TEST(Tracer, TensorSubscriptAnnotationsAndFuncAttrWarnings) {
             std::string::npos);
 }
 
+TEST(Tracer, RowExpandAndBrcbSpellingsAreBroadcasts) {
+  // Every spelling of a row_expand op is the binary op with a per-row second operand; brcb in
+  // its (1, 8) stride form is the per-row broadcast.
+  for (const char* spelling : {"T.tile.row_expand_mul", "T.tile.row_expand_mul_experiment"}) {
+    std::string d;
+    std::string ir = Trace(VecKernel(std::string(spelling) + "(a, a, r, c)"), &d);
+    ASSERT_NE(ir, "") << d;
+    EXPECT_NE(ir.find("mul(%ub_0, %ub_0, %ub_1)"), std::string::npos) << ir;
+  }
+  for (const char* spelling :
+       {"T.tile.row_expand_sub(a, a, r)", "T.tile.row_expand_div_experiment(a, a, r, c)"}) {
+    std::string d;
+    EXPECT_NE(Trace(VecKernel(spelling), &d), "") << d;
+  }
+  EXPECT_NE(TraceError(VecKernel("T.tile.row_expand_sub(a, a, a)"))
+                .find("needs dst and src0 of one [R, C] shape and src1 of [R] or [R, 1]; got "
+                      "[64, 64], [64, 64] and [64, 64]"),
+            std::string::npos);
+  std::string d;
+  std::string ir = Trace(VecKernel("v = T.alloc_ub((64, 8), \"float\")\n"
+                                   "T.tile.brcb(v, r, 8, 1, 8)"),
+                         &d);
+  ASSERT_NE(ir, "") << d;
+  EXPECT_NE(ir.find("broadcast(%ub_3, %ub_1) {axis=1}"), std::string::npos) << ir;
+  EXPECT_NE(TraceError(VecKernel("v = T.alloc_ub((64, 8), \"float\")\n"
+                                 "T.tile.brcb(v, r, 8, 2, 16)"))
+                .find("T.tile.brcb supports dst_blk_stride 1 and dst_repeat_stride 8"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace tilejit::frontend

@@ -163,7 +163,7 @@ TEST(LowerParallel, IfThenElseBecomesCompareAndSelect) {
   EXPECT_EQ(
       out, ParallelKernel("  compare(%ub_2, %ub_0, 0.0) {mode=\"GT\"}\n"
                           "  select(%ub_0, %ub_2, %ub_0, 0.0) {mode=\"VSEL_TENSOR_SCALAR_MODE\"}\n",
-                          "  alloc %ub_2: ub uint8[64, 64]\n"));
+                          "  alloc %ub_2: ub uint8[64, 32]\n"));
 }
 
 TEST(LowerParallel, ScalarTrueBranchNegatesTheComparison) {
@@ -176,7 +176,7 @@ TEST(LowerParallel, ScalarTrueBranchNegatesTheComparison) {
   EXPECT_EQ(
       out, ParallelKernel("  compare(%ub_2, %ub_0, 0.5) {mode=\"LE\"}\n"
                           "  select(%ub_0, %ub_2, %ub_0, 1.0) {mode=\"VSEL_TENSOR_SCALAR_MODE\"}\n",
-                          "  alloc %ub_2: ub uint8[64, 64]\n"));
+                          "  alloc %ub_2: ub uint8[64, 32]\n"));
 }
 
 TEST(LowerParallel, ConstantStoreIsAFillAndOffsetsBecomeRegionMins) {

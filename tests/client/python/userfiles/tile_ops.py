@@ -127,3 +127,117 @@ def transpose(M, N, dtype):
                 T.copy(t, B[0, vid * sub])
 
     return main
+
+
+ROW_EXPAND = {"mul": T.tile.row_expand_mul, "sub": T.tile.row_expand_sub_experiment,
+              "div": T.tile.row_expand_div}
+
+
+@tilelang.jit(out_idx=[-1])
+def row_expand(M, N, dtype, name):
+    """C[i, :] = A[i, :] op S[i]; the scratch argument is passed as upstream passes it."""
+    op = ROW_EXPAND[name]
+    sub = M // 2
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), S: T.Tensor((M,), dtype), C: T.Tensor((M, N), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((sub, N), dtype)
+            s = T.alloc_ub((sub,), dtype)
+            tmp = T.alloc_ub((sub, 32 // (2 if dtype == "float16" else 4)), dtype)
+            with T.Scope("V"):
+                T.copy(A[vid * sub, 0], a)
+                T.copy(S[vid * sub], s)
+                T.barrier_all()
+                op(a, a, s, tmp)
+                T.barrier_all()
+                T.copy(a, C[vid * sub, 0])
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def brcb(M, dtype):
+    """C[i, :] = A[i] over one 32-byte block per element (brcb, block stride 1, repeat 8)."""
+    per_block = 32 // (2 if dtype == "float16" else 4)
+
+    @T.prim_func
+    def main(A: T.Tensor((M,), dtype), C: T.Tensor((M, per_block), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((M,), dtype)
+            c = T.alloc_ub((M, per_block), dtype)
+            with T.Scope("V"):
+                if vid == 0:
+                    T.copy(A, a)
+                    T.barrier_all()
+                    T.tile.brcb_experiment(c, a, M // 8, 1, 8)
+                    T.barrier_all()
+                    T.copy(c, C)
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def reduce_real_shape(M, N, dtype, name, rows, cols, positional):
+    """B[:rows] = reduce of A[:rows, :cols] along the columns (real_shape), the rest zero."""
+    op = REDUCE[name]
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M,), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((M, N), dtype)
+            r = T.alloc_ub((M,), dtype)
+            with T.Scope("V"):
+                if vid == 0:
+                    T.copy(A, a)
+                    T.tile.fill(r, 0.0)
+                    T.barrier_all()
+                    if positional:
+                        op(a, r, -1, [rows, cols], True)
+                    else:
+                        op(a, r, dim=-1, real_shape=[rows, cols])
+                    T.barrier_all()
+                    T.copy(r, B)
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def compare_select_scalar(M, N, dtype, mode, threshold, other):
+    """C = A <mode> threshold ? A : other, through a mask of exactly ceil(N / 8) bytes a row."""
+    sub = M // 2
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), C: T.Tensor((M, N), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((sub, N), dtype)
+            m = T.alloc_ub((sub, (N + 7) // 8), "uint8")
+            with T.Scope("V"):
+                T.copy(A[vid * sub, 0], a)
+                T.barrier_all()
+                T.tile.compare(m, a, threshold, mode)
+                T.barrier_all()
+                T.tile.select(a, m, a, other, "VSEL_TENSOR_SCALAR_MODE")
+                T.barrier_all()
+                T.copy(a, C[vid * sub, 0])
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def clamp(M, N, dtype, lo, hi):
+    sub = M // 2
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((sub, N), dtype)
+            b = T.alloc_ub((sub, N), dtype)
+            with T.Scope("V"):
+                T.copy(A[vid * sub, 0], a)
+                T.barrier_all()
+                T.tile.clamp(b, a, lo, hi, sub * N)
+                T.barrier_all()
+                T.copy(b, B[vid * sub, 0])
+
+    return main
