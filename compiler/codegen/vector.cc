@@ -30,6 +30,8 @@ Status EmitVectorOp(Emitter& e, const ir::TileOpNode& op) {
       return vec::EmitReduce(v);
     case ir::TileOpFamily::kTranspose:
       return vec::EmitTranspose(v);
+    case ir::TileOpFamily::kGather:
+      return vec::EmitGather(v);
     case ir::TileOpFamily::kCopy:
     case ir::TileOpFamily::kCube:
       break;

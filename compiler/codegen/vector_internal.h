@@ -180,5 +180,6 @@ Status EmitReduce(VecOp& v);
 Status EmitCompare(VecOp& v);
 Status EmitSelect(VecOp& v);
 Status EmitTranspose(VecOp& v);
+Status EmitGather(VecOp& v);
 
 }  // namespace tilejit::codegen::vec

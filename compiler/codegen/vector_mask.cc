@@ -3,7 +3,7 @@
 //
 // compare(mask, src0, src1) writes one bit per element of the [R, C] source (a 1-D source is
 // one row); select(dst, mask, src0, src1) reads the same layout: dst = bit ? src0 : src1.
-// The mask is a uint8/int8 UB tile (TileLang's idiom). Layout:
+// The mask is a UB tile counted in bytes (uint8 is TileLang's idiom). Layout:
 //  - a mask tile with R rows (R > 1): row r of the comparison is row r of the mask, bit c of
 //    the row = byte c / 8, bit c % 8 (each mask row needs ceil(C / 8) bytes);
 //  - otherwise (1-D, or a different row count) the mask region is one contiguous run and row
@@ -43,21 +43,20 @@ std::optional<target::CmpMode> CmpOf(const std::string& mode) {
   return std::nullopt;
 }
 
+// The mask is counted in bytes whatever its element type (uint8 is TileLang's idiom; upstream
+// also reuses a scratch tile of another type).
 Result<MaskRows> MaskLayout(VecOp& v, const Tile& m, int64_t rows, int64_t cols) {
-  if (m.es != 1) {
-    return v.Error(std::string(v.name()) + ": the mask must be a uint8 or int8 tile, not " +
-                   std::string(ir::DTypeName(m.region->buffer->dtype)));
-  }
+  const int64_t row_bytes = m.cols * m.es;
   const int64_t need = target::CeilDiv(cols, 8), slot = target::RoundUp(need, target::kBlockBytes);
   if (m.batch() == 1 && m.rows == rows && rows > 1) {
-    if (m.cols < need) {
-      return v.Error(std::string(v.name()) + ": mask rows of " + std::to_string(m.cols) +
+    if (row_bytes < need) {
+      return v.Error(std::string(v.name()) + ": mask rows of " + std::to_string(row_bytes) +
                      " bytes cannot hold " + std::to_string(cols) + " bits (need " +
                      std::to_string(need) + ")");
     }
     return MaskRows{m.addr, m.pitch};
   }
-  const int64_t total = m.batch() * m.rows * m.cols;
+  const int64_t total = m.batch() * m.rows * row_bytes;
   if (m.batch() != 1 || !m.dense() || total < (rows - 1) * slot + need) {
     return v.Error(std::string(v.name()) + ": the mask " + ShapeText(*m.region) +
                    " is too small for " + std::to_string(rows) + " x " + std::to_string(cols) +

@@ -146,6 +146,7 @@ constexpr BuiltinRow kRows[] = {
     Tile("T.tile.sin", Op::kSin, "dst, src"),
     Tile("T.tile.cos", Op::kCos, "dst, src"),
     Tile("T.tile.transpose", Op::kTranspose, "dst, src"),
+    Tile("T.tile.gather", Op::kGather, "dst, src, src_offset, src_base_addr=0"),
     // The tmp argument is AscendC's scratch; the vector unit needs none here.
     TileAs("T.tile.row_expand_mul", H::kRowExpand, Op::kMul, "dst, src0, src1, tmp=None"),
     TileAs("T.tile.row_expand_sub", H::kRowExpand, Op::kSub, "dst, src0, src1, tmp=None"),
@@ -191,7 +192,6 @@ constexpr BuiltinRow kRows[] = {
     Todo("T.reinterpretcast"),
     Todo("T.ascend_copy"),
     Todo("T.tile.mul_add_dst"),
-    Todo("T.tile.gather"),
     Todo("T.tile.gatherb"),
     Todo("T.tile.gather_mask"),
     Todo("T.tile.createvecindex"),

@@ -191,7 +191,8 @@ bool Tracer::TraceGemm(const BuiltinRow& row, const Expr& call, const BoundArgs&
   return true;
 }
 
-// Fill, binary, unary, broadcast, cast, axpy and transpose: one destination and its sources.
+// Fill, binary, unary, broadcast, cast, axpy, transpose and gather: one destination and its
+// sources.
 bool Tracer::TraceVectorOp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                            std::vector<ir::Stmt>* out) {
   const std::string name(row.name);
@@ -242,6 +243,18 @@ bool Tracer::TraceVectorOp(const BuiltinRow& row, const Expr& call, const BoundA
         return false;
       }
       return emit({*dst, *src});
+    }
+    case ir::TileOpFamily::kGather: {  // dst[i] = src at byte offsets[i] + base
+      auto offsets = RegionOperand(*b[2], "offsets", call.loc);
+      if (!offsets || !same_shape(*dst, *offsets, "the offsets")) return false;
+      if (offsets->buffer->dtype != ir::DType::kUInt32 &&
+          offsets->buffer->dtype != ir::DType::kInt32) {
+        diag().Error(call.loc) << name << " offsets must be uint32 (byte offsets), not "
+                               << ir::DTypeName(offsets->buffer->dtype);
+        return false;
+      }
+      auto base = ScalarOperand(*b[3], ir::DType::kInt32, "src_base_addr", call.loc);
+      return base && emit({*dst, *src, *offsets, *base});
     }
     case ir::TileOpFamily::kAxpy: {  // dst += scalar * src
       if (!same_shape(*dst, *src, "source")) return false;

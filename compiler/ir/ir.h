@@ -287,6 +287,7 @@ enum class TileOpFamily : uint8_t {
   kAxpy,       // [dst, src, scalar]: dst += scalar * src
   kReduce,     // [dst, src] along one dim
   kTranspose,  // [dst, src]: a 2-D [C, R] destination of an [R, C] source
+  kGather,     // [dst, src, offsets, base]: dst[i] = src element at byte offsets[i] + base
 };
 
 #define TILEJIT_TILE_OPS(X)                 \
@@ -327,7 +328,8 @@ enum class TileOpFamily : uint8_t {
   X(kSilu, "silu", kUnary)                  \
   X(kSin, "sin", kUnary)                    \
   X(kCos, "cos", kUnary)                    \
-  X(kTranspose, "transpose", kTranspose)
+  X(kTranspose, "transpose", kTranspose)    \
+  X(kGather, "gather", kGather)
 
 enum class TileOpCode : uint8_t {
 #define TILEJIT_X(e, s, f) e,

@@ -42,6 +42,8 @@ std::string_view OperandPattern(TileOpCode op) {
       return "rrrx";
     case TileOpFamily::kAxpy:
       return "rre";
+    case TileOpFamily::kGather:
+      return "rrre";
     case TileOpFamily::kCopy:
     case TileOpFamily::kUnary:
     case TileOpFamily::kCast:
@@ -389,6 +391,7 @@ std::span<const AttrSpec> KnownTileOpAttrs(TileOpCode op) {
     case TileOpFamily::kUnary:
     case TileOpFamily::kAxpy:
     case TileOpFamily::kTranspose:
+    case TileOpFamily::kGather:
       return {};
   }
   return {};

@@ -65,6 +65,7 @@ DTypes VectorDTypes(Opcode op) {
     case Opcode::kVdup:
     case Opcode::kVbrcb:
     case Opcode::kVtrans:
+    case Opcode::kVgather:
       return kVecMove;
     case Opcode::kVand:
     case Opcode::kVor:

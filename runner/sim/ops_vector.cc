@@ -13,6 +13,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "runner/sim/half.h"
@@ -347,6 +348,33 @@ void SelectEffect(const Instr& in, MemView& mem) {
   });
 }
 
+// vgather: element k of dst (contiguous, repeat * count of them) is the element at byte
+// src1[k] + s of the table [src, src + len). An offset outside the table, or not a multiple of
+// the element size, faults: hardware would read whatever lies there, a program that relies on
+// it is wrong either way.
+Status GatherEffect(const Instr& in, MemView& mem) {
+  const uint64_t n = static_cast<uint64_t>(in.repeat.imm) * in.count.imm, eb = Eb(in.dtype);
+  const uint64_t len = in.len.imm;
+  const uint8_t* table = mem.Ptr(MemSpace::kUb, in.src.imm, len);
+  const uint8_t* offsets = mem.Ptr(MemSpace::kUb, in.src1.imm, n * 4);
+  const int64_t base = static_cast<int32_t>(static_cast<uint32_t>(in.scalar.imm));
+  std::vector<uint8_t> out(n * eb);
+  for (uint64_t k = 0; k < n; ++k) {
+    uint32_t o;
+    std::memcpy(&o, offsets + k * 4, 4);
+    const int64_t at = int64_t{o} + base;
+    if (at < 0 || static_cast<uint64_t>(at) + eb > len || at % static_cast<int64_t>(eb) != 0) {
+      return InvalidArgument("vgather: element " + std::to_string(k) + " reads byte offset " +
+                             std::to_string(at) + ", outside the " + std::to_string(len) +
+                             "-byte table or not a multiple of the element size " +
+                             std::to_string(eb));
+    }
+    std::memcpy(&out[k * eb], table + at, eb);
+  }
+  std::memcpy(mem.Ptr(MemSpace::kUb, in.dst.imm, n * eb), out.data(), n * eb);
+  return Status::Ok();
+}
+
 }  // namespace
 
 uint64_t Extent(const Operand& o, uint64_t repeat, uint64_t mask) {
@@ -366,6 +394,14 @@ void DescribeOperand(const Operand& o, uint64_t repeat, uint64_t mask, bool writ
 
 void DescribeVector(const Instr& in, std::vector<Span>* out) {
   const uint64_t repeat = in.repeat.imm, mask = Mask(in);
+  if (in.op == Opcode::kVgather) {
+    const uint64_t n = repeat * in.count.imm;
+    AddRun(out, {MemSpace::kUb, static_cast<uint64_t>(in.src.imm),
+                 static_cast<uint64_t>(in.len.imm), false});
+    AddRun(out, {MemSpace::kUb, static_cast<uint64_t>(in.src1.imm), n * 4, false});
+    AddRun(out, {MemSpace::kUb, static_cast<uint64_t>(in.dst.imm), n * Eb(in.dtype), true});
+    return;
+  }
   if (IsMaskOp(in.op)) {
     DescribeOperand(SrcOf(in), repeat, mask, false, out);
     if (HasSrc1(in)) DescribeOperand(Src1Of(in), repeat, mask, false, out);
@@ -390,6 +426,7 @@ void DescribeVector(const Instr& in, std::vector<Span>* out) {
 }
 
 Status ApplyVector(const Instr& in, MemView& mem) {
+  if (in.op == Opcode::kVgather) return GatherEffect(in, mem);
   if (Is2d(in.op)) return Apply2d(in, mem);
   if (in.repeat.imm == 0) return Status::Ok();
   switch (in.op) {

@@ -404,6 +404,44 @@ TEST(SimVectorOps, TransposeMovesEveryElementAndNothingElse) {
   }
 }
 
+TEST(SimVectorOps, GatherReadsTheTableAtByteOffsetsAndFaultsOutsideIt) {
+  std::vector<uint8_t> init(kUbBytes);
+  for (int i = 0; i < 64; ++i) {
+    const uint16_t v = static_cast<uint16_t>(1000 + i);
+    std::memcpy(&init[65536 + 2 * i], &v, 2);  // the table: 64 halves
+  }
+  const uint32_t offsets[] = {0, 126, 2, 64, 40, 40};
+  std::memcpy(&init[131072], offsets, sizeof offsets);
+  auto run = [&](const std::string& base, const std::string& len) {
+    HostUb ub(init);
+    Status st = ApplyEffect(One("vgather dst=0, src=65536, src1=131072, scalar=" + base +
+                                ", repeat=1, count=6, len=" + len + ", dtype=u16"),
+                            ub);
+    std::vector<uint16_t> got(6);
+    std::memcpy(got.data(), ub.bytes().data(), 12);
+    return std::pair{st, got};
+  };
+  auto [st, got] = run("0", "128");
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(got, (std::vector<uint16_t>{1000, 1063, 1001, 1032, 1020, 1020}));
+  auto [st2, got2] = run("2", "128");  // 126 + 2 is past the 128-byte table
+  EXPECT_FALSE(st2.ok());
+  EXPECT_NE(st2.message().find("vgather: element 1 reads byte offset 128, outside the 128-byte "
+                               "table"),
+            std::string::npos)
+      << st2;
+  EXPECT_FALSE(run("1", "128").first.ok());  // odd byte offsets split an element
+  std::vector<Span> spans;
+  DescribeAccesses(One("vgather dst=0, src=65536, src1=131072, scalar=0, repeat=1, count=6, "
+                       "len=128, dtype=u16"),
+                   &spans);
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[0].bytes, 128u);  // the whole table may be read
+  EXPECT_EQ(spans[1].bytes, 24u);
+  EXPECT_TRUE(spans[2].write);
+  EXPECT_EQ(spans[2].bytes, 12u);
+}
+
 TEST(SimVectorOps, InPlaceAndOverlappingOperandsReadEveryInputFirst) {
   // dst one block past src: each element is computed from the old source values.
   ExpectRepeatForm(

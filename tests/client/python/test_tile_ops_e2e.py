@@ -243,3 +243,25 @@ def test_clamp(tilejitd, dtype, shape):
     a = _input(shape, dtype, False, 18)
     got = tile_ops.clamp(*shape, dtype, -0.75, 1.25)(a)
     _check(got, np.clip(a.astype(np.float32), -0.75, 1.25), dtype)
+
+
+@pytest.mark.parametrize("shape,per_row", [((16, 64), False), ((16, 64), True), ((6, 40), True)])
+@pytest.mark.parametrize("dtype", DTYPES + INT_DTYPES)
+def test_gather(tilejitd, dtype, shape, per_row):
+    """gather(dst, src, offsets, base): dst[i] = src at byte offsets[i] (AscendC Gather, uint32
+    byte offsets; upstream's generate_golden_gather divides them by the element size)."""
+    a = _ints(shape, dtype, 19) if dtype in INT_DTYPES else _input(shape, dtype, False, 19)
+    rows, cols = shape[0] // 2, shape[1]
+    rng = np.random.default_rng(20)
+    width = cols if per_row else rows * cols  # the table one gather reads
+    idx = rng.integers(0, width, shape)
+    offsets = (idx * a.itemsize).astype(np.uint32)
+    want = np.empty_like(a)
+    for half in range(2):
+        rows_of = slice(half * rows, (half + 1) * rows)
+        table, picks = a[rows_of], idx[rows_of]
+        if per_row:
+            want[rows_of] = np.take_along_axis(table, picks, axis=1)
+        else:
+            want[rows_of] = table.ravel()[picks]
+    np.testing.assert_array_equal(tile_ops.gather(*shape, dtype, per_row)(a, offsets), want)

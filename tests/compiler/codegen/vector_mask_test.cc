@@ -150,6 +150,22 @@ TEST(VectorMask, ScalarFormsNeedNoRoomBeyondTheBits) {
                        Map(200, [&](size_t i) { return x[i] == 1.0f ? x[i] : 7.0f; }), 0, 0));
 }
 
+TEST(VectorMask, AMaskTileOfAnotherTypeIsCountedInBytes) {
+  // Upstream reuses a float16 scratch tile as the mask: 4 x 16 halves = 4 rows of 32 bytes.
+  const Shape shape{4, 64};
+  const std::vector<float> x = Small(256, 56);
+  VecKernel k;
+  k.Ub("a", "float32", shape).Ub("m", "float16", {4, 16}).Ub("d", "float32", shape);
+  k.In("a").In("m").Out("d");
+  k.Op("compare(%m, %a, 0.0) {mode=\"GT\"}").Op("barrier(v)");
+  k.Op("select(%d, %m, %a, 0.0) {mode=\"VSEL_TENSOR_SCALAR_MODE\"}");
+  auto run = RunIr(k.Text(), {F32(shape, x), F16({4, 16}, std::vector<float>(64, 0.0f))});
+  ASSERT_TRUE(run.ok()) << run.status();
+  ExpectNoFindings(run->report);
+  EXPECT_TRUE(AllClose(ToFloats(run->outputs[0]),
+                       Map(256, [&](size_t i) { return x[i] > 0 ? x[i] : 0.0f; }), 0, 0));
+}
+
 TEST(VectorMask, MaskTooSmallIsADiagnostic) {
   VecKernel k;
   k.Ub("a", "float32", {4, 64}).Ub("m", "uint8", {4, 4}).In("a").In("m").Out("m");

@@ -241,3 +241,31 @@ def clamp(M, N, dtype, lo, hi):
                 T.copy(b, B[vid * sub, 0])
 
     return main
+
+
+@tilelang.jit(out_idx=[-1])
+def gather(M, N, dtype, per_row):
+    """C = A's elements at the byte offsets in B: over the whole tile, or row by row (B's
+    offsets then count from the row's start), as upstream's test_gather / test_gather_slice."""
+    sub = M // 2
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), "uint32"),
+             C: T.Tensor((M, N), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((sub, N), dtype)
+            b = T.alloc_ub((sub, N), "uint32")
+            c = T.alloc_ub((sub, N), dtype)
+            with T.Scope("V"):
+                T.copy(A[vid * sub, 0], a)
+                T.copy(B[vid * sub, 0], b)
+                T.barrier_all()
+                if per_row:
+                    for i in range(sub):
+                        T.tile.gather(c[i, :], a[i, :], b[i, :], 0)
+                else:
+                    T.tile.gather(c, a, b, 0)
+                T.barrier_all()
+                T.copy(c, C[vid * sub, 0])
+
+    return main
