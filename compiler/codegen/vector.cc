@@ -32,6 +32,8 @@ Status EmitVectorOp(Emitter& e, const ir::TileOpNode& op) {
       return vec::EmitTranspose(v);
     case ir::TileOpFamily::kGather:
       return vec::EmitGather(v);
+    case ir::TileOpFamily::kIndex:
+      return vec::EmitIndex(v);
     case ir::TileOpFamily::kCopy:
     case ir::TileOpFamily::kCube:
       break;

@@ -181,5 +181,6 @@ Status EmitCompare(VecOp& v);
 Status EmitSelect(VecOp& v);
 Status EmitTranspose(VecOp& v);
 Status EmitGather(VecOp& v);
+Status EmitIndex(VecOp& v);
 
 }  // namespace tilejit::codegen::vec

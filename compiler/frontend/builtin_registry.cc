@@ -95,6 +95,7 @@ constexpr BuiltinRow kRows[] = {
     Stmt("T.Tensor", H::kAnnotation, "shape, dtype=None"),
     Stmt("T.Buffer", H::kAnnotation, "shape, dtype=None"),
     Stmt("T.annotate_address", H::kAnnotateAddress, "address_map"),
+    Stmt("T.annotate_layout", H::kAnnotateLayout, "layout_map"),
     Stmt("T.func_attr", H::kFuncAttr, "attrs"),
     // T.*: data movement, cube, reductions.
     Tile("T.copy", Op::kCopy, "src, dst, enable_relu=None, transpose=None, pad_value=None"),
@@ -147,6 +148,9 @@ constexpr BuiltinRow kRows[] = {
     Tile("T.tile.cos", Op::kCos, "dst, src"),
     Tile("T.tile.transpose", Op::kTranspose, "dst, src"),
     Tile("T.tile.gather", Op::kGather, "dst, src, src_offset, src_base_addr=0"),
+    Tile("T.tile.createvecindex", Op::kCreateVecIndex, "dst, firstValue"),
+    TileAs("T.tile.arith_progression", H::kArithProgression, Op::kCreateVecIndex,
+           "buffer, first_value, diff_value, count"),
     // The tmp argument is AscendC's scratch; the vector unit needs none here.
     TileAs("T.tile.row_expand_mul", H::kRowExpand, Op::kMul, "dst, src0, src1, tmp=None"),
     TileAs("T.tile.row_expand_sub", H::kRowExpand, Op::kSub, "dst, src0, src1, tmp=None"),
@@ -175,11 +179,12 @@ constexpr BuiltinRow kRows[] = {
     Host("print", H::kPrint, "*values"),
     Host("getattr", H::kGetattr, "*args"),  // (obj, name[, default]); None is a default
     Host("DataType", H::kDataType, "dtype"),
+    Host("tilelang.intrinsics.make_zn_layout", H::kLayout, "buf"),
+    Host("tilelang.intrinsics.make_nz_layout", H::kLayout, "buf"),
     // Real TileLang names not supported yet.
     Todo("T.symbolic", "dynamic shapes"),
     Todo("T.Persistent"),
     Todo("T.use_swizzle"),
-    Todo("T.annotate_layout"),
     Todo("T.printf", "device-side printing"),
     Todo("T.dump_tensor", "device-side printing"),
     Todo("T.sync_all", "an all-core barrier"),
@@ -194,8 +199,6 @@ constexpr BuiltinRow kRows[] = {
     Todo("T.tile.mul_add_dst"),
     Todo("T.tile.gatherb"),
     Todo("T.tile.gather_mask"),
-    Todo("T.tile.createvecindex"),
-    Todo("T.tile.arith_progression"),
     Todo("T.tile.sort"),
     Todo("T.tile.sort32"),
     Todo("T.tile.merge_sort"),
@@ -216,9 +219,13 @@ struct ModulePrefix {
   std::string_view prefix;
 };
 constexpr ModulePrefix kModules[] = {
-    {"tilelang.language", "T."}, {"tilelang.language.tile", "T.tile."},
-    {"tilelang", "tilelang."},   {"tvm", "tvm."},
-    {"tvm.tir", "tvm."},         {"tilelang.tvm", "tvm."},
+    {"tilelang.language", "T."},
+    {"tilelang.language.tile", "T.tile."},
+    {"tilelang", "tilelang."},
+    {"tvm", "tvm."},
+    {"tvm.tir", "tvm."},
+    {"tilelang.tvm", "tvm."},
+    {"tilelang.intrinsics", "tilelang.intrinsics."},
 };
 
 // One default value as written in a signature.
@@ -318,6 +325,7 @@ std::optional<std::string> ResolveSubmodule(std::string_view module, std::string
   if (module == "tilelang.language" && attr == "tile") return std::string("tilelang.language.tile");
   if (module == "tvm" && attr == "tir") return std::string("tvm.tir");
   if (module == "tilelang" && attr == "tvm") return std::string("tilelang.tvm");
+  if (module == "tilelang" && attr == "intrinsics") return std::string("tilelang.intrinsics");
   return std::nullopt;
 }
 

@@ -55,17 +55,19 @@ enum class BuiltinHandler : uint8_t {
   kBool,
   kStr,
   kGetattr,
+  kLayout,  // make_zn_layout(buf), make_nz_layout(buf): the layout's name, "zN" / "nZ"
   // Statements, with and for forms, annotations.
   kKernel,
   kScope,
   kSerialLoop,  // T.serial, range
   kPipelinedLoop,
   kParallelLoop,
-  kAlloc,      // the row's scope says where
-  kTileOp,     // the row's op says what; its IR family says how it is traced
-  kRowExpand,  // row_expand_*: the row's binary op with a per-row [R] second operand
-  kBrcb,       // brcb: the per-row broadcast in AscendC's repeat/stride spelling
-  kClamp,      // clamp: max with the lower bound, then min with the upper
+  kAlloc,             // the row's scope says where
+  kTileOp,            // the row's op says what; its IR family says how it is traced
+  kRowExpand,         // row_expand_*: the row's binary op with a per-row [R] second operand
+  kBrcb,              // brcb: the per-row broadcast in AscendC's repeat/stride spelling
+  kClamp,             // clamp: max with the lower bound, then min with the upper
+  kArithProgression,  // arith_progression: an index sequence scaled and offset
   kBarrierAll,
   kPipeBarrier,
   kSetFlag,
@@ -73,8 +75,9 @@ enum class BuiltinHandler : uint8_t {
   kSetCrossFlag,
   kWaitCrossFlag,
   kAnnotateAddress,
-  kFuncAttr,    // T.func_attr: accepted, each attribute warned about as ignored
-  kAnnotation,  // T.Tensor, T.Buffer
+  kAnnotateLayout,  // T.annotate_layout: zN on L1 is what tilejit does; others warn
+  kFuncAttr,        // T.func_attr: accepted, each attribute warned about as ignored
+  kAnnotation,      // T.Tensor, T.Buffer
   // Decorators.
   kPrimFunc,
   kMacro,

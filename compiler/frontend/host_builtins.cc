@@ -212,6 +212,12 @@ std::optional<Value> Evaluator::EvalHostBuiltin(const BuiltinRow& row, const Exp
       }
       return Getattr(args[0], args[1], args.size() == 3 ? std::optional(args[2]) : std::nullopt,
                      loc);
+    case BuiltinHandler::kLayout:
+      if (x->kind != ValueKind::kBuffer || x->buffer->scope == ir::MemScope::kGM) {
+        diag_->Error(loc) << name << "() takes an on-chip buffer, not " << Repr(*x);
+        return std::nullopt;
+      }
+      return Value::Str(name.ends_with("zn_layout") ? "zN" : "nZ");
     case BuiltinHandler::kLen:
     case BuiltinHandler::kAbs:
     case BuiltinHandler::kInt:

@@ -67,7 +67,11 @@ bool Tracer::TraceOpCall(const std::string& name, const Expr& call, const std::v
   if (row->handler == BuiltinHandler::kRowExpand) return TraceRowExpand(*row, call, *b, out);
   if (row->handler == BuiltinHandler::kBrcb) return TraceBrcb(*row, call, *b, out);
   if (row->handler == BuiltinHandler::kClamp) return TraceClamp(*row, call, *b, out);
+  if (row->handler == BuiltinHandler::kArithProgression) {
+    return TraceArithProgression(*row, call, *b, out);
+  }
   if (row->handler == BuiltinHandler::kAnnotateAddress) return TraceAnnotateAddress(call, *b);
+  if (row->handler == BuiltinHandler::kAnnotateLayout) return TraceAnnotateLayout(call, *b);
   return TraceSync(*row, call, *b, out);
 }
 
@@ -210,9 +214,11 @@ bool Tracer::TraceVectorOp(const BuiltinRow& row, const Expr& call, const BoundA
   };
   auto dst = RegionOperand(*b[0], "destination", call.loc);
   if (!dst) return false;
-  if (family == ir::TileOpFamily::kFill) {  // T.tile.clear has no value parameter
-    auto v = ScalarOperand(b.size() > 1 ? *b[1] : Value::Int(0), dst->buffer->dtype, "fill value",
-                           call.loc);
+  if (family == ir::TileOpFamily::kFill || family == ir::TileOpFamily::kIndex) {
+    // T.tile.clear has no value parameter.
+    auto v =
+        ScalarOperand(b.size() > 1 ? *b[1] : Value::Int(0), dst->buffer->dtype,
+                      family == ir::TileOpFamily::kFill ? "fill value" : "first value", call.loc);
     return v && emit({*dst, *v});
   }
   auto src = RegionOperand(*b[1], family == ir::TileOpFamily::kBinary ? "first source" : "source",
@@ -527,6 +533,33 @@ bool Tracer::TraceClamp(const BuiltinRow& row, const Expr& call, const BoundArgs
   out->push_back(ir::MakeTileOp(ir::TileOpCode::kMax, {*dst, *src, *lo}, {}, call.loc));
   out->push_back(std::make_shared<ir::BarrierNode>(ir::Pipe::kV, call.loc));
   out->push_back(ir::MakeTileOp(ir::TileOpCode::kMin, {*dst, *dst, *hi}, {}, call.loc));
+  return true;
+}
+
+// arith_progression(buffer, first, diff, count): buffer[i] = first + i * diff for the first
+// `count` elements, as createvecindex (0, 1, ...) scaled by diff and offset by first, with the
+// barriers the dependent vector ops need. count must be the region's element count.
+bool Tracer::TraceArithProgression(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                                   std::vector<ir::Stmt>* out) {
+  auto dst = RegionOperand(*b[0], "destination", call.loc);
+  if (!dst) return false;
+  const Value& count = *b[3];
+  if (count.kind != ValueKind::kInt || count.i != dst->num_elements()) {
+    diag().Error(LocOr(count, call.loc))
+        << row.name << " count must be the region's element count " << dst->num_elements()
+        << ", not " << Repr(count) << " (give it a region of that many elements)";
+    return false;
+  }
+  const ir::DType dt = dst->buffer->dtype;
+  auto zero = ScalarOperand(Value::Int(0), dt, "first value", call.loc);
+  auto first = zero ? ScalarOperand(*b[1], dt, "first_value", call.loc) : std::nullopt;
+  auto diff = first ? ScalarOperand(*b[2], dt, "diff_value", call.loc) : std::nullopt;
+  if (!diff) return false;
+  out->push_back(ir::MakeTileOp(*row.op, {*dst, *zero}, {}, call.loc));
+  out->push_back(std::make_shared<ir::BarrierNode>(ir::Pipe::kV, call.loc));
+  out->push_back(ir::MakeTileOp(ir::TileOpCode::kMul, {*dst, *dst, *diff}, {}, call.loc));
+  out->push_back(std::make_shared<ir::BarrierNode>(ir::Pipe::kV, call.loc));
+  out->push_back(ir::MakeTileOp(ir::TileOpCode::kAdd, {*dst, *dst, *first}, {}, call.loc));
   return true;
 }
 

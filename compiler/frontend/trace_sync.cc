@@ -157,4 +157,40 @@ bool Tracer::TraceAnnotateAddress(const Expr& call, const BoundArgs& b) {
   return true;
 }
 
+// L1 tiles are zN (docs/isa.md section 3) whatever is annotated: gemm_v0's transpose_B reads
+// a zN tile transposed on its way to L0B, which is what upstream's nZ buys, so an nZ
+// annotation changes no result; it and any layout on a non-L1 buffer are warned about.
+bool Tracer::TraceAnnotateLayout(const Expr& call, const BoundArgs& b) {
+  const Value& map = *b[0];
+  if (map.kind != ValueKind::kDict) {
+    diag().Error(LocOr(map, call.loc)) << "T.annotate_layout takes a dict {buffer: layout}";
+    return false;
+  }
+  for (size_t n = 0; n < map.size(); ++n) {
+    const Value& key = map.item(n);
+    const Value& layout = (*map.values)[n];
+    if (key.kind != ValueKind::kBuffer || !mutable_buffers_.contains(key.buffer.get()) ||
+        key.buffer->scope == ir::MemScope::kLocalVar) {
+      diag().Error(LocOr(map, call.loc))
+          << "T.annotate_layout keys must be on-chip buffers allocated in this kernel, not "
+          << Repr(key);
+      return false;
+    }
+    if (layout.kind != ValueKind::kString || (layout.text != "zN" && layout.text != "nZ")) {
+      diag().Error(LocOr(map, call.loc))
+          << "the layout of '" << key.buffer->name
+          << "' must be make_zn_layout(buf) or make_nz_layout(buf), not " << Repr(layout);
+      return false;
+    }
+    const ir::MemScope scope = key.buffer->scope;
+    const bool l1 = scope == ir::MemScope::kL1 || scope == ir::MemScope::kShared;
+    if (l1 && layout.text == "zN") continue;
+    diag().Warning(LocOr(map, call.loc))
+        << "layout " << layout.text << " of '" << key.buffer->name << "' is ignored: "
+        << (l1 ? "L1 tiles are stored zN; gemm_v0's transpose_B reads one transposed"
+               : "only L1 tiles have a fractal layout in tilejit");
+  }
+  return true;
+}
+
 }  // namespace tilejit::frontend

@@ -115,6 +115,8 @@ class Tracer : public Evaluator {
                       std::vector<ir::Stmt>* out);
   bool TraceBrcb(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                  std::vector<ir::Stmt>* out);
+  bool TraceArithProgression(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                             std::vector<ir::Stmt>* out);
   bool TraceClamp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                   std::vector<ir::Stmt>* out);
   bool ApplyRealShape(const std::string& name, const Value& real, int64_t dim, ir::Region* src,
@@ -122,6 +124,7 @@ class Tracer : public Evaluator {
   bool TraceSync(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                  std::vector<ir::Stmt>* out);
   bool TraceAnnotateAddress(const Expr& call, const BoundArgs& b);
+  bool TraceAnnotateLayout(const Expr& call, const BoundArgs& b);
   std::optional<ir::Expr> SyncId(const Value& v, int64_t limit, const char* what, SourceLoc loc);
 
   // Operand helpers.

@@ -288,6 +288,7 @@ enum class TileOpFamily : uint8_t {
   kReduce,     // [dst, src] along one dim
   kTranspose,  // [dst, src]: a 2-D [C, R] destination of an [R, C] source
   kGather,     // [dst, src, offsets, base]: dst[i] = src element at byte offsets[i] + base
+  kIndex,      // [dst, first]: dst[i] = first + i over the region in row-major order
 };
 
 #define TILEJIT_TILE_OPS(X)                 \
@@ -329,7 +330,8 @@ enum class TileOpFamily : uint8_t {
   X(kSin, "sin", kUnary)                    \
   X(kCos, "cos", kUnary)                    \
   X(kTranspose, "transpose", kTranspose)    \
-  X(kGather, "gather", kGather)
+  X(kGather, "gather", kGather)             \
+  X(kCreateVecIndex, "createvecindex", kIndex)
 
 enum class TileOpCode : uint8_t {
 #define TILEJIT_X(e, s, f) e,

@@ -34,6 +34,7 @@ std::string_view OperandPattern(TileOpCode op) {
     case TileOpFamily::kCube:
       return "rrr";
     case TileOpFamily::kFill:
+    case TileOpFamily::kIndex:
       return "re";
     case TileOpFamily::kBinary:
     case TileOpFamily::kCompare:
@@ -392,6 +393,7 @@ std::span<const AttrSpec> KnownTileOpAttrs(TileOpCode op) {
     case TileOpFamily::kAxpy:
     case TileOpFamily::kTranspose:
     case TileOpFamily::kGather:
+    case TileOpFamily::kIndex:
       return {};
   }
   return {};

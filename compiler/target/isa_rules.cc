@@ -19,6 +19,8 @@ constexpr DTypes kVecFloat = {DType::kF16, DType::kF32};
 constexpr DTypes kVecBits16 = {DType::kS16, DType::kU16};
 constexpr DTypes kVecShift = {DType::kS16, DType::kU16, DType::kS32, DType::kU32};
 constexpr DTypes kVecPow = {DType::kF16, DType::kF32, DType::kS32};
+constexpr DTypes kVecIndex = {DType::kF16, DType::kF32, DType::kS16,
+                              DType::kU16, DType::kS32, DType::kU32};
 constexpr DTypes kVecMove = {DType::kF16, DType::kBF16, DType::kF32, DType::kS16,
                              DType::kU16, DType::kS32,  DType::kU32};
 constexpr DTypes kCastTypes = {DType::kF16, DType::kBF16, DType::kF32, DType::kS8,
@@ -67,6 +69,8 @@ DTypes VectorDTypes(Opcode op) {
     case Opcode::kVtrans:
     case Opcode::kVgather:
       return kVecMove;
+    case Opcode::kVindex:
+      return kVecIndex;
     case Opcode::kVand:
     case Opcode::kVor:
     case Opcode::kVxor:

@@ -375,6 +375,19 @@ Status GatherEffect(const Instr& in, MemView& mem) {
   return Status::Ok();
 }
 
+// vindex: dst[k] = s + k, computed in the dtype's compute type and stored as any result is
+// (integers wrap; fp16 rounds once).
+void IndexEffect(const Instr& in, MemView& mem) {
+  const uint64_t n = static_cast<uint64_t>(in.repeat.imm) * in.count.imm;
+  VisitCodec(in.dtype, [&](const auto& codec) {
+    using T = typename std::decay_t<decltype(codec)>::Compute;
+    const T first = static_cast<T>(ScalarOf(in, mem));
+    T* out = Scratch<T>(Slot::kOut, n);
+    for (uint64_t k = 0; k < n; ++k) out[k] = first + static_cast<T>(k);
+    Scatter(codec, out, mem, Operand{static_cast<uint64_t>(in.dst.imm), 1, 8, in.dtype}, 1, n);
+  });
+}
+
 }  // namespace
 
 uint64_t Extent(const Operand& o, uint64_t repeat, uint64_t mask) {
@@ -394,6 +407,11 @@ void DescribeOperand(const Operand& o, uint64_t repeat, uint64_t mask, bool writ
 
 void DescribeVector(const Instr& in, std::vector<Span>* out) {
   const uint64_t repeat = in.repeat.imm, mask = Mask(in);
+  if (in.op == Opcode::kVindex) {
+    AddRun(out, {MemSpace::kUb, static_cast<uint64_t>(in.dst.imm),
+                 repeat * in.count.imm * Eb(in.dtype), true});
+    return;
+  }
   if (in.op == Opcode::kVgather) {
     const uint64_t n = repeat * in.count.imm;
     AddRun(out, {MemSpace::kUb, static_cast<uint64_t>(in.src.imm),
@@ -427,6 +445,10 @@ void DescribeVector(const Instr& in, std::vector<Span>* out) {
 
 Status ApplyVector(const Instr& in, MemView& mem) {
   if (in.op == Opcode::kVgather) return GatherEffect(in, mem);
+  if (in.op == Opcode::kVindex) {
+    IndexEffect(in, mem);
+    return Status::Ok();
+  }
   if (Is2d(in.op)) return Apply2d(in, mem);
   if (in.repeat.imm == 0) return Status::Ok();
   switch (in.op) {

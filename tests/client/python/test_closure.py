@@ -277,23 +277,24 @@ def test_local_cache_keeps_the_most_recently_used_under_its_cap(tmp_path, monkey
 
 
 def test_tilelang_objects_tilejit_lacks_are_left_out_and_explained():
-    from tilejit.intrinsics import make_zn_layout
+    from tilejit.intrinsics import make_col_major_layout
     from tilejit.errors import Diagnostic
 
     def make():
         @T.prim_func
         def main(A: T.Tensor((16, 16), "float")):
-            T.annotate_layout({A: make_zn_layout(A)})
+            T.annotate_layout({A: make_col_major_layout(A)})
         return main
 
     enc = _closure.encode(make())
-    assert "make_zn_layout" not in dict(enc.table[0][5])
-    assert enc.unsupported == {"make_zn_layout": "tilelang.intrinsics.make_zn_layout"}
-    d = Diagnostic("error", "k.py", 3, 5, "name 'make_zn_layout' is not defined (the client "
-                   "sent no value for it)", "k.py:3:5: error: name ... it)\n  src\n  ^")
+    assert "make_col_major_layout" not in dict(enc.table[0][5])
+    qualname = "tilelang.intrinsics.make_col_major_layout"
+    assert enc.unsupported == {"make_col_major_layout": qualname}
+    d = Diagnostic("error", "k.py", 3, 5, "name 'make_col_major_layout' is not defined (the "
+                   "client sent no value for it)", "k.py:3:5: error: name ... it)\n  src\n  ^")
     (out,) = _jit._explain_unsent([d], enc.unsupported)
-    assert out.message.endswith("'make_zn_layout' is tilelang.intrinsics.make_zn_layout, "
+    assert out.message.endswith(f"'make_col_major_layout' is {qualname}, "
                                 "which tilejit does not provide")
     assert out.rendered.endswith("does not provide\n  src\n  ^")
-    with pytest.raises(tilelang.ClientValueError, match="holds tilelang.intrinsics.make_zn"):
-        value([make_zn_layout])
+    with pytest.raises(tilelang.ClientValueError, match="holds tilelang.intrinsics.make_col"):
+        value([make_col_major_layout])

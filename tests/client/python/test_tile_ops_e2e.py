@@ -265,3 +265,22 @@ def test_gather(tilejitd, dtype, shape, per_row):
         else:
             want[rows_of] = table.ravel()[picks]
     np.testing.assert_array_equal(tile_ops.gather(*shape, dtype, per_row)(a, offsets), want)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES + INT_DTYPES)
+def test_createvecindex(tilejitd, dtype, shape):
+    """createvecindex(dst, first): first, first + 1, ... (AscendC CreateVecIndex; upstream's
+    test_createvecindex reference is torch.arange), here with a runtime first value."""
+    want = (np.arange(shape[0] * shape[1]) + 5).reshape(shape).astype(dtype)
+    np.testing.assert_array_equal(tile_ops.createvecindex(*shape, dtype, 5)(), want)
+
+
+@pytest.mark.parametrize("dtype,first,diff", [("float32", 1.5, 0.25), ("float16", -2.0, 0.5),
+                                              ("int32", 7, -3), ("int16", 0, 2)])
+def test_arith_progression(tilejitd, dtype, first, diff):
+    """arith_progression(buf, first, diff, count): first + i * diff (AscendC ArithProgression;
+    upstream's test_generate_arithmetic_progression)."""
+    n = 200
+    want = (first + np.arange(n) * diff).astype(dtype)
+    np.testing.assert_array_equal(tile_ops.arith_progression(n, dtype, first, diff)(), want)

@@ -16,7 +16,7 @@ namespace tilejit::frontend {
 namespace {
 
 bool IsHostHandler(BuiltinHandler h) {
-  return h >= BuiltinHandler::kCeilDiv && h <= BuiltinHandler::kGetattr;
+  return h >= BuiltinHandler::kCeilDiv && h <= BuiltinHandler::kLayout;
 }
 
 TEST(BuiltinRegistry, RowsAreWellFormed) {
@@ -35,7 +35,8 @@ TEST(BuiltinRegistry, RowsAreWellFormed) {
     }
     const bool tile_op =
         row.handler == BuiltinHandler::kTileOp || row.handler == BuiltinHandler::kRowExpand ||
-        row.handler == BuiltinHandler::kBrcb || row.handler == BuiltinHandler::kClamp;
+        row.handler == BuiltinHandler::kBrcb || row.handler == BuiltinHandler::kClamp ||
+        row.handler == BuiltinHandler::kArithProgression;
     EXPECT_EQ(row.op.has_value(), tile_op);
     EXPECT_EQ(row.scope.has_value(), row.handler == BuiltinHandler::kAlloc);
     switch (row.cls) {

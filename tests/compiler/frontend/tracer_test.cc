@@ -346,5 +346,48 @@ TEST(Tracer, RowExpandAndBrcbSpellingsAreBroadcasts) {
             std::string::npos);
 }
 
+TEST(Tracer, AnnotateLayoutKeepsZnOnL1AndWarnsOfTheRest) {
+  // Upstream's gm_to_l1 tests annotate Q zN and K nZ before gemm_v0(..., transpose_B=True):
+  // L1 tiles are zN here, so zN says nothing new and nZ is warned about as ignored.
+  const std::string src =
+      "import tilelang\nimport tilelang.language as T\n"
+      "from tilelang.intrinsics import make_zn_layout\n\n"
+      "@tilelang.jit(out_idx=[-1])\n"
+      "def kernel(M=32, N=32, K=32):\n"
+      "    @T.prim_func\n"
+      "    def main(Q: T.Tensor((M, K), \"float16\"), Kt: T.Tensor((N, K), \"float16\"),\n"
+      "             S: T.Tensor((M, N), \"float\")):\n"
+      "        with T.Kernel(1, is_npu=True) as (cid, vid):\n"
+      "            q = T.alloc_L1((M, K), \"float16\")\n"
+      "            k = T.alloc_L1((N, K), \"float16\")\n"
+      "            u = T.alloc_ub((M, N), \"float\")\n"
+      "            c = T.alloc_L0C((M, N), \"float\")\n"
+      "            T.annotate_layout({q: make_zn_layout(q), k: "
+      "tilelang.intrinsics.make_nz_layout(k),\n"
+      "                               u: tilelang.intrinsics.make_zn_layout(u)})\n"
+      "            T.copy(Q, q)\n"
+      "            T.copy(Kt, k)\n"
+      "            T.gemm_v0(q, k, c, transpose_B=True, init=True)\n"
+      "            T.copy(c, S)\n"
+      "    return main\n";
+  std::string d;
+  std::string ir = Trace(src, &d);
+  ASSERT_NE(ir, "") << d;
+  EXPECT_EQ(d.find("'q'"), std::string::npos) << d;
+  EXPECT_NE(d.find("15:31: warning: layout nZ of 'k' is ignored: L1 tiles are stored zN; "
+                   "gemm_v0's transpose_B reads one transposed"),
+            std::string::npos)
+      << d;
+  EXPECT_NE(d.find("warning: layout zN of 'u' is ignored: only L1 tiles have a fractal layout"),
+            std::string::npos)
+      << d;
+  EXPECT_NE(TraceError(VecKernel("T.annotate_layout({a: 1})"))
+                .find("the layout of 'a' must be make_zn_layout(buf) or make_nz_layout(buf), "
+                      "not 1"),
+            std::string::npos);
+  EXPECT_NE(TraceError(VecKernel("T.annotate_layout([a])")).find("takes a dict {buffer: layout}"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace tilejit::frontend

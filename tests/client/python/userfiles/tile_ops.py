@@ -269,3 +269,35 @@ def gather(M, N, dtype, per_row):
                 T.copy(c, C[vid * sub, 0])
 
     return main
+
+
+@tilelang.jit(out_idx=[-1])
+def createvecindex(M, N, dtype, first):
+    """C = first, first + 1, ... in row-major order; core vid writes rows from vid * M/2."""
+    sub = M // 2
+
+    @T.prim_func
+    def main(C: T.Tensor((M, N), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            c = T.alloc_ub((sub, N), dtype)
+            with T.Scope("V"):
+                T.tile.createvecindex(c, first + vid * sub * N)
+                T.barrier_all()
+                T.copy(c, C[vid * sub, 0])
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def arith_progression(N, dtype, first, diff):
+    @T.prim_func
+    def main(C: T.Tensor((N,), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            c = T.alloc_ub((N,), dtype)
+            with T.Scope("V"):
+                if vid == 0:
+                    T.tile.arith_progression(c, first, diff, N)
+                    T.barrier_all()
+                    T.copy(c, C)
+
+    return main

@@ -7,4 +7,4 @@ import tilejit.language as T
 def copy_laid_out(src, dst):
     T.copy(src, dst)
     T.barrier_all()
-    T.annotate_layout({dst: 0})
+    T.sync_all()

@@ -19,8 +19,9 @@ ir::Expr StartOf(const ir::Expr& first, int64_t at) {
   if (const auto* f = ir::TryAs<ir::FloatImmNode>(first)) {
     return ir::FloatImm(f->value + static_cast<double>(at), first->dtype, loc);
   }
-  const ir::Expr step = ir::IsFloat(first->dtype) ? ir::FloatImm(static_cast<double>(at), first->dtype, loc)
-                                                  : ir::IntImm(at, first->dtype, loc);
+  const ir::Expr step = ir::IsFloat(first->dtype)
+                            ? ir::FloatImm(static_cast<double>(at), first->dtype, loc)
+                            : ir::IntImm(at, first->dtype, loc);
   return ir::Binary(ir::BinaryOp::kAdd, first, step, loc);
 }
 
