@@ -149,6 +149,13 @@ class Evaluator {
   std::optional<Value> CompareOp(CmpOpKind op, const Value& a, const Value& b, SourceLoc loc);
   // A runtime scalar for `v` (constants become immediates, elements become loads).
   std::optional<ir::Expr> ToExpr(const Value& v, SourceLoc loc);
+  // The value a kernel-body assignment bound `var` to, when it reads no buffer (so it means
+  // the same wherever the var is used), for static reasoning such as a slice's extent;
+  // nullptr when there is none. Host evaluation binds no runtime vars; the tracer does.
+  virtual ir::Expr BoundValue(const ir::VarNode& var) const {
+    (void)var;
+    return nullptr;
+  }
 
   DiagnosticEngine& diag() { return *diag_; }
   ModuleEnv& env() { return *env_; }

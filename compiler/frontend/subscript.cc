@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Buffer subscripts. Region extents must be static (the IR's Range has a static extent), so a
 // slice with runtime bounds is accepted only when hi - lo folds to a constant; the affine
-// normal form below covers the `k * B:(k + 1) * B` idiom and its relatives.
+// normal form below covers the `k * B:(k + 1) * B` idiom and its relatives (upstream's layer
+// norm: `vid * B // 2:(vid + 1) * B // 2`, a floor division exact on every coefficient), and
+// sees through the names a kernel body bound (`H1 = H0 + C`, then `Q[H0:H1]`: upstream's
+// sparse attention).
 #include "compiler/frontend/subscript.h"
 
 #include <cstdio>
@@ -31,7 +34,7 @@ bool AddInto(Linear* acc, const Linear& x, int64_t scale) {
   return true;
 }
 
-Linear Lin(const ir::Expr& e, int depth) {
+Linear Lin(const ir::Expr& e, const Evaluator* ev, int depth) {
   Linear out;
   if (depth > 64 || e == nullptr) {
     out.ok = false;
@@ -43,13 +46,24 @@ Linear Lin(const ir::Expr& e, int depth) {
   }
   if (const auto* b = ir::TryAs<ir::BinaryNode>(e)) {
     if (b->op == ir::BinaryOp::kAdd || b->op == ir::BinaryOp::kSub) {
-      Linear x = Lin(b->a, depth + 1), y = Lin(b->b, depth + 1);
+      Linear x = Lin(b->a, ev, depth + 1), y = Lin(b->b, ev, depth + 1);
       out.ok = x.ok && y.ok && AddInto(&out, x, 1) &&
                AddInto(&out, y, b->op == ir::BinaryOp::kAdd ? 1 : -1);
       return out;
     }
+    if (b->op == ir::BinaryOp::kFloorDiv) {  // exact when d divides every coefficient
+      Linear x = Lin(b->a, ev, depth + 1), y = Lin(b->b, ev, depth + 1);
+      const int64_t d = y.c;
+      bool exact = x.ok && y.ok && y.terms.empty() && d > 0;
+      for (const auto& [k, v] : x.terms) exact = exact && v % d == 0;
+      if (exact) {
+        for (const auto& [k, v] : x.terms) out.terms[k] = v / d;
+        out.c = x.c / d - (x.c % d < 0 ? 1 : 0);  // Python's floor
+        return out;
+      }
+    }
     if (b->op == ir::BinaryOp::kMul) {
-      Linear x = Lin(b->a, depth + 1), y = Lin(b->b, depth + 1);
+      Linear x = Lin(b->a, ev, depth + 1), y = Lin(b->b, ev, depth + 1);
       if (x.ok && y.ok && (x.terms.empty() || y.terms.empty())) {
         out.ok = x.terms.empty() ? AddInto(&out, y, x.c) : AddInto(&out, x, y.c);
         return out;
@@ -57,9 +71,12 @@ Linear Lin(const ir::Expr& e, int depth) {
     }
   }
   if (const auto* u = ir::TryAs<ir::UnaryNode>(e); u && u->op == ir::UnaryOp::kNeg) {
-    Linear x = Lin(u->a, depth + 1);
+    Linear x = Lin(u->a, ev, depth + 1);
     out.ok = x.ok && AddInto(&out, x, -1);
     return out;
+  }
+  if (const auto* r = ir::TryAs<ir::VarRefNode>(e); r && ev != nullptr) {
+    if (ir::Expr bound = ev->BoundValue(*r->var)) return Lin(bound, ev, depth + 1);
   }
   out.terms[StructKey(e)] = 1;
   return out;
@@ -109,8 +126,8 @@ std::string StructKey(const ir::Expr& e) {
   return "?";
 }
 
-std::optional<int64_t> StaticDiff(const ir::Expr& hi, const ir::Expr& lo) {
-  Linear h = Lin(hi, 0), l = Lin(lo, 0);
+std::optional<int64_t> StaticDiff(const ir::Expr& hi, const ir::Expr& lo, const Evaluator* ev) {
+  Linear h = Lin(hi, ev, 0), l = Lin(lo, ev, 0);
   if (!h.ok || !l.ok) return std::nullopt;
   Linear d;
   if (!AddInto(&d, h, 1) || !AddInto(&d, l, -1) || !d.terms.empty()) return std::nullopt;
@@ -183,7 +200,7 @@ std::optional<Value> SubscriptBuffer(Evaluator& ev, const ir::Buffer& buffer, co
     auto lo_e = ev.ToExpr(*lo, sloc);
     auto hi_e = lo_e ? ev.ToExpr(*hi, sloc) : std::nullopt;
     if (!hi_e) return std::nullopt;
-    auto extent = StaticDiff(*hi_e, *lo_e);
+    auto extent = StaticDiff(*hi_e, *lo_e, &ev);
     if (!extent) {
       ev.diag().Error(sloc) << "the extent of this slice is not a compile-time constant";
       return std::nullopt;

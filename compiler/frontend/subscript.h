@@ -18,8 +18,10 @@ namespace tilejit::frontend {
 std::optional<Value> SubscriptBuffer(Evaluator& ev, const ir::Buffer& buffer, const Expr& index,
                                      const ScopePtr& scope, SourceLoc loc);
 
-// hi - lo when it is a compile-time constant (both affine in the same runtime terms).
-std::optional<int64_t> StaticDiff(const ir::Expr& hi, const ir::Expr& lo);
+// hi - lo when it is a compile-time constant (both affine in the same runtime terms); with
+// `ev`, a var the kernel body bound stands for its bound value (Evaluator::BoundValue).
+std::optional<int64_t> StaticDiff(const ir::Expr& hi, const ir::Expr& lo,
+                                  const Evaluator* ev = nullptr);
 
 // A structural key of an expression (vars by identity), for comparing expressions.
 std::string StructKey(const ir::Expr& e);

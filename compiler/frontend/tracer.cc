@@ -26,6 +26,11 @@ class NestGuard {
 
 size_t Tracer::NumParams(const FunctionValue& prim_func) { return prim_func.def->params.size(); }
 
+ir::Expr Tracer::BoundValue(const ir::VarNode& var) const {
+  auto it = bound_values_.find(&var);
+  return it == bound_values_.end() ? nullptr : it->second;
+}
+
 std::optional<ir::Kernel> Tracer::TracePrimFunc(const FunctionValue& fn,
                                                 const std::vector<ir::BufferRole>& roles) {
   const Stmt& def = *fn.def;

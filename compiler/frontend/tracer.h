@@ -54,6 +54,8 @@ class Tracer : public Evaluator {
   // The number of parameters of a prim_func (for normalising indices before tracing).
   static size_t NumParams(const FunctionValue& prim_func);
 
+  ir::Expr BoundValue(const ir::VarNode& var) const override;
+
  private:
   using Work = std::vector<const Stmt*>;
   struct Frame {  // tracing state that nests
@@ -141,6 +143,8 @@ class Tracer : public Evaluator {
   // On-chip buffers this tracer created, writable until the kernel is returned (for
   // T.annotate_address).
   std::map<const ir::BufferNode*, std::shared_ptr<ir::BufferNode>> mutable_buffers_;
+  // Let vars of this trace bound to load-free values (BoundValue).
+  std::map<const ir::VarNode*, ir::Expr> bound_values_;
 };
 
 }  // namespace tilejit::frontend

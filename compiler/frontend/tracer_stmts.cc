@@ -3,6 +3,7 @@
 #include "compiler/frontend/builtin_registry.h"
 #include "compiler/frontend/subscript.h"
 #include "compiler/frontend/tracer.h"
+#include "compiler/ir/visitor.h"
 
 namespace tilejit::frontend {
 namespace {
@@ -82,6 +83,7 @@ bool Tracer::BindTarget(const Expr& target, const Value& v, const ScopePtr& scop
         auto e = ToExpr(v, target.loc);
         if (!e) return false;
         ir::Var var = ir::MakeVar(target.name, (*e)->dtype, target.loc);
+        if (!ir::HasLoad(*e)) bound_values_[var.get()] = *e;
         lets->emplace_back(var, *e);
         scope->Set(target.name, Value::OfExpr(ir::Ref(var, target.loc)));
         return true;

@@ -168,4 +168,16 @@ bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& in_set) {
   return finder.found;
 }
 
+bool HasLoad(const Expr& e) {
+  class Finder : public Visitor {
+   public:
+    bool found = false;
+
+   protected:
+    void VisitLoad(const LoadNode&) override { found = true; }
+  } finder;
+  finder.Visit(e);
+  return finder.found;
+}
+
 }  // namespace tilejit::ir

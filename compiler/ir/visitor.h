@@ -63,5 +63,8 @@ class Visitor {
 // Whether `e` reads a variable for which `in_set` is true (e.g. membership in a set of vars
 // derived from vid or cid).
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& in_set);
+// Whether `e` reads any buffer element (alloc_var registers included): a value that may
+// differ between two places of the program.
+bool HasLoad(const Expr& e);
 
 }  // namespace tilejit::ir

@@ -37,23 +37,11 @@ std::vector<ir::Stmt> CollectAllocs(const ir::Stmt& body) {
   return out;
 }
 
-bool HasLoad(const ir::Expr& e) {
-  class Finder : public ir::Visitor {
-   public:
-    bool found = false;
-
-   protected:
-    void VisitLoad(const ir::LoadNode&) override { found = true; }
-  } finder;
-  finder.Visit(e);
-  return finder.found;
-}
-
 // Peels the load-free lets that bind over the rest of the body (a let is always the last
 // statement of its sequence). Moving such a let before earlier statements is safe: its value
 // reads no memory and its var is not visible to them.
 ir::Stmt PeelLets(const ir::Stmt& s, std::vector<const ir::LetNode*>* lets) {
-  if (const auto* let = ir::TryAs<ir::LetNode>(s); let != nullptr && !HasLoad(let->value)) {
+  if (const auto* let = ir::TryAs<ir::LetNode>(s); let != nullptr && !ir::HasLoad(let->value)) {
     lets->push_back(let);
     return PeelLets(let->body, lets);
   }

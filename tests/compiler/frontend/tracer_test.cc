@@ -127,6 +127,32 @@ TEST(Tracer, SliceExtentsFoldSymbolically) {
   std::string ir =
       Trace(VecKernel("for j in T.serial(2):\n    T.copy(A[j * 32:(j + 1) * 32, :], a[0:32, :])"));
   EXPECT_NE(ir.find("%p0[%v0 * 32:+32, :]"), std::string::npos) << ir;
+  // Upstream's layer norm: vid * B // 2:(vid + 1) * B // 2, exact as 2 divides every
+  // coefficient; a floor division that is not exact keeps the extent unknown.
+  ir = Trace(VecKernel("T.copy(A[vid * 64 // 2:(vid + 1) * 64 // 2, :], a[0:32, :])"));
+  EXPECT_NE(ir.find(":+32, :]"), std::string::npos) << ir;
+  EXPECT_NE(TraceError(VecKernel("T.copy(A[vid * 3 // 2:(vid * 3 + 32) // 2, :], a[0:16, :])"))
+                .find("the extent of this slice is not a compile-time constant"),
+            std::string::npos);
+}
+
+TEST(Tracer, SliceExtentsSeeThroughBoundNames) {
+  // Upstream's sparse attention: H0 = ...; H1 = H0 + H_per_block; Q[..., H0:H1, :].
+  std::string ir =
+      Trace(VecKernel("bx = cid % 2\nH0 = cid // 2 * 16 + bx * 8\nH1 = H0 + 16\n"
+                      "T.copy(A[H0:H1, :], a[0:16, :])\nT.copy(A[H0:H1 - 8, 8:H1 - H0 + 8], "
+                      "a[16:24, 0:16])"));
+  EXPECT_NE(ir.find("let %v2 = %v1 + 16\n  copy(%ub_0[0:+16, :], %p0[%v1:+16, :])"),
+            std::string::npos)
+      << ir;
+  EXPECT_NE(ir.find("copy(%ub_0[16:+8, 0:+16], %p0[%v1:+8, 8:+16])"), std::string::npos) << ir;
+  // A name bound to a value read from a buffer is not seen through: the buffer may change
+  // between that read and another one.
+  std::string d =
+      TraceError(VecKernel("idx = T.alloc_ub((8,), \"int32\")\ni0 = idx[0]\n"
+                           "T.copy(A[i0:idx[0] + 16, :], a[0:16, :])"));
+  EXPECT_NE(d.find("the extent of this slice is not a compile-time constant"), std::string::npos)
+      << d;
 }
 
 TEST(Tracer, HelperTuplesUnpackIntoLets) {
