@@ -70,8 +70,11 @@ Status CheckDtypes(Emitter& e, const ir::TileOpNode& op, const ir::BufferNode& d
                 " changes the element type; use T.tile.cast");
 }
 
-Status CheckAttrs(Emitter& e, const ir::TileOpNode& op, Mem src, Mem dst, bool transpose,
-                  bool relu) {
+Status CheckAttrs(Emitter& e, const ir::TileOpNode& op, Mem src, Mem dst, bool transpose, bool relu,
+                  bool atomic_add) {
+  if (atomic_add && !(dst == Mem::kGM && (src == Mem::kUB || src == Mem::kL0C))) {
+    return Reject(e, op.loc, "atomic_add is only supported on copies from UB or L0C to GM");
+  }
   if (transpose && !(src == Mem::kL1 && (dst == Mem::kL0A || dst == Mem::kL0B))) {
     return Reject(e, op.loc, "transpose is only supported on copies from L1 to L0A/L0B");
   }
@@ -142,8 +145,9 @@ Status EmitCopy(Emitter& e, const ir::TileOpNode& op) {
   a.op = &op;
   a.transpose = BoolAttr(op, "transpose");
   a.relu = BoolAttr(op, "enable_relu");
+  a.atomic_add = BoolAttr(op, "atomic_add");
   TILEJIT_RETURN_IF_ERROR(CheckPath(e, op, src_mem, dst_mem));
-  TILEJIT_RETURN_IF_ERROR(CheckAttrs(e, op, src_mem, dst_mem, a.transpose, a.relu));
+  TILEJIT_RETURN_IF_ERROR(CheckAttrs(e, op, src_mem, dst_mem, a.transpose, a.relu, a.atomic_add));
   TILEJIT_RETURN_IF_ERROR(CheckShapes(e, op, dst, src, a.transpose));
   TILEJIT_RETURN_IF_ERROR(CheckDtypes(e, op, *dst.buffer, *src.buffer));
   TILEJIT_ASSIGN_OR_RETURN(a.dst, e.RegionAddress(dst));

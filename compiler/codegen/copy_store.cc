@@ -50,6 +50,7 @@ Status EmitUbToGm(Emitter& e, const CopyArgs& a) {
     in.src_stride = OpImm(u.layout.pitch);
     in.dst_stride = OpImm(g.layout.pitch);
     in.dtype = IsaDType(u.region->buffer->dtype);
+    if (a.atomic_add) in.atomic = target::AtomicOp::kAdd;
     const bool contiguous =
         !c.may_clip() &&
         (u.rows == 1 || (g.layout.pitch == row_bytes && u.layout.pitch == row_bytes));
@@ -82,6 +83,7 @@ Status EmitL0cToGm(Emitter& e, const CopyArgs& a) {
     in.dtype = IsaDType(l0c.region->buffer->dtype);
     in.odtype = IsaDType(g.region->buffer->dtype);
     in.relu = a.relu ? 1 : 0;
+    if (a.atomic_add) in.atomic = target::AtomicOp::kAdd;
     e.Emit(in);
     return Status::Ok();
   });

@@ -111,6 +111,7 @@ struct CopyArgs {
   RegionRef src;
   bool transpose = false;
   bool relu = false;
+  bool atomic_add = false;  // ub -> gm and l0c -> gm: the store accumulates in GM
 };
 Status EmitGmToUb(Emitter& e, const CopyArgs& a);
 Status EmitGmToL1(Emitter& e, const CopyArgs& a);

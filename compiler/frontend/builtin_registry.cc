@@ -99,6 +99,7 @@ constexpr BuiltinRow kRows[] = {
     Stmt("T.func_attr", H::kFuncAttr, "attrs"),
     // T.*: data movement, cube, reductions.
     Tile("T.copy", Op::kCopy, "src, dst, enable_relu=None, transpose=None, pad_value=None"),
+    TileAs("T.tile.atomic_add", H::kAtomicAdd, Op::kCopy, "dst, src"),
     Tile("T.gemm_v0", Op::kGemmV0, "A, B, C, transpose_A=False, transpose_B=False, init=None"),
     Tile("T.mma", Op::kMma, "A, B, C, init=None"),
     Tile("T.reduce_sum", Op::kReduceSum, "src, dst, dim=-1, clear=True, real_shape=None"),
@@ -204,7 +205,6 @@ constexpr BuiltinRow kRows[] = {
     Todo("T.tile.merge_sort"),
     Todo("T.tile.topk"),
     Todo("T.tile.round"),
-    Todo("T.tile.atomic_add"),
     Todo("T.tile.bilinear_interpolation"),
     Todo("T.tile.block_reduce_sum"),
     Todo("T.tile.block_reduce_max"),

@@ -68,6 +68,7 @@ enum class BuiltinHandler : uint8_t {
   kBrcb,              // brcb: the per-row broadcast in AscendC's repeat/stride spelling
   kClamp,             // clamp: max with the lower bound, then min with the upper
   kArithProgression,  // arith_progression: an index sequence scaled and offset
+  kAtomicAdd,         // atomic_add(dst, src): a copy out to GM that accumulates
   kBarrierAll,
   kPipeBarrier,
   kSetFlag,

@@ -20,7 +20,8 @@ std::optional<std::vector<int64_t>> CornerExtents(const ir::Region& other, size_
 
 }  // namespace
 
-bool Tracer::TraceCopy(const Expr& call, const BoundArgs& bound, std::vector<ir::Stmt>* out) {
+bool Tracer::TraceCopy(const Expr& call, const BoundArgs& bound, std::vector<ir::Stmt>* out,
+                       bool atomic_add) {
   const BoundArgs* b = &bound;
   const Value& src_v = *(*b)[0];
   const Value& dst_v = *(*b)[1];
@@ -84,7 +85,13 @@ bool Tracer::TraceCopy(const Expr& call, const BoundArgs& bound, std::vector<ir:
     diag().Error(call.loc) << "T.copy between two GM tensors is not supported";
     return false;
   }
+  if (atomic_add && dst->buffer->scope != ir::MemScope::kGM) {
+    diag().Error(call.loc) << "T.tile.atomic_add adds into a GM tensor; '" << dst->buffer->name
+                           << "' is in " << ir::MemScopeName(dst->buffer->scope);
+    return false;
+  }
   std::vector<ir::Attr> attrs{{"enable_relu", *relu}, {"transpose", *transpose}};
+  if (atomic_add) attrs.push_back({"atomic_add", true});
   if ((*b)[4] && (*b)[4]->kind != ValueKind::kNone) {
     auto pad = ScalarOperand(*(*b)[4], dst->buffer->dtype, "pad_value", call.loc);
     if (!pad) return false;

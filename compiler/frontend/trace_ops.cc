@@ -70,6 +70,10 @@ bool Tracer::TraceOpCall(const std::string& name, const Expr& call, const std::v
   if (row->handler == BuiltinHandler::kArithProgression) {
     return TraceArithProgression(*row, call, *b, out);
   }
+  if (row->handler == BuiltinHandler::kAtomicAdd) {
+    return TraceCopy(call, {(*b)[1], (*b)[0], std::nullopt, std::nullopt, std::nullopt}, out,
+                     /*atomic_add=*/true);
+  }
   if (row->handler == BuiltinHandler::kAnnotateAddress) return TraceAnnotateAddress(call, *b);
   if (row->handler == BuiltinHandler::kAnnotateLayout) return TraceAnnotateLayout(call, *b);
   return TraceSync(*row, call, *b, out);

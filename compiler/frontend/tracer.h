@@ -93,7 +93,10 @@ class Tracer : public Evaluator {
   // bound to the row's signature. `out` receives zero or more stmts.
   bool TraceOpCall(const std::string& name, const Expr& call, const std::vector<Value>& args,
                    const KwArgs& kwargs, std::vector<ir::Stmt>* out);
-  bool TraceCopy(const Expr& call, const BoundArgs& b, std::vector<ir::Stmt>* out);
+  // T.copy's bound arguments (src, dst, enable_relu, transpose, pad_value); `atomic_add`:
+  // T.tile.atomic_add, a copy to GM that adds to what is there.
+  bool TraceCopy(const Expr& call, const BoundArgs& b, std::vector<ir::Stmt>* out,
+                 bool atomic_add = false);
   bool TraceGemm(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                  std::vector<ir::Stmt>* out);
   bool TraceTileOp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,

@@ -16,7 +16,8 @@ namespace tilejit::ir {
 
 namespace {
 
-constexpr AttrSpec kCopyAttrs[] = {{"enable_relu", AttrType::kBool},
+constexpr AttrSpec kCopyAttrs[] = {{"atomic_add", AttrType::kBool},
+                                   {"enable_relu", AttrType::kBool},
                                    {"pad_value", AttrType::kNumber},
                                    {"transpose", AttrType::kBool}};
 constexpr AttrSpec kGemmAttrs[] = {{"init", AttrType::kBoolOrExpr},

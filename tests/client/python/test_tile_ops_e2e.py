@@ -19,6 +19,7 @@ import sys
 
 import numpy as np
 import pytest
+import tilejit
 
 from conftest import HERE
 
@@ -284,3 +285,30 @@ def test_arith_progression(tilejitd, dtype, first, diff):
     n = 200
     want = (first + np.arange(n) * diff).astype(dtype)
     np.testing.assert_array_equal(tile_ops.arith_progression(n, dtype, first, diff)(), want)
+
+
+@pytest.mark.parametrize("dtype,shape", [("float32", (4, 64)), ("float16", (3, 40)),
+                                         ("int32", (2, 24)), ("int16", (5, 16))])
+def test_atomic_add_from_ub(tilejitd, dtype, shape):
+    """atomic_add(dst_gm, src_ub) adds into what GM holds (AscendC SetAtomicAdd around a
+    DataCopy out; upstream's test_tile_atomic_add: zeroed GM ends at blocks * VEC_NUM)."""
+    blocks = 3
+    c = np.full(shape, 10, dtype)
+    tile_ops.atomic_add_ub(blocks, *shape, dtype)(c)
+    want = 10 + 2 * sum(range(1, blocks + 1))  # both AIVs of each block add cid + 1
+    np.testing.assert_array_equal(c, np.full(shape, want, dtype))
+
+
+def test_atomic_add_from_l0c(tilejitd):
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, (16, 32)).astype(np.float16)
+    b = rng.uniform(-1, 1, (32, 16)).astype(np.float16)
+    c = np.ones((16, 16), np.float32)
+    tile_ops.atomic_add_l0c(4, 16, 16, 32)(a, b, c)
+    want = 1 + 4 * (a.astype(np.float32) @ b.astype(np.float32))
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4)
+
+
+def test_atomic_add_needs_a_gm_destination(tilejitd):
+    with pytest.raises(tilejit.CompileError, match="T.tile.atomic_add adds into a GM tensor"):
+        tile_ops.atomic_add_to_ub(16, 16)(np.zeros((16, 16), np.float32))

@@ -301,3 +301,54 @@ def arith_progression(N, dtype, first, diff):
                     T.copy(c, C)
 
     return main
+
+
+@tilelang.jit
+def atomic_add_ub(blocks, M, N, dtype):
+    """Every block and both vector cores add a tile of (cid + 1) into C: both AIVs run the
+    vector code, as upstream's test_tile_atomic_add counts (blocks * VEC_NUM contributions)."""
+
+    @T.prim_func
+    def main(C: T.Tensor((M, N), dtype)):
+        with T.Kernel(blocks, is_npu=True) as (cid, vid):
+            x = T.alloc_ub((M, N), dtype)
+            T.tile.fill(x, cid + 1)
+            T.tile.atomic_add(C[0, 0], x)
+
+    return main
+
+
+@tilelang.jit
+def atomic_add_l0c(blocks, M, N, K):
+    """C += A @ B once per block, from L0C (the fixpipe's atomic store)."""
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((M, N), "float")):
+        with T.Kernel(blocks, is_npu=True) as (cid, vid):
+            a = T.alloc_L1((M, K), "float16")
+            b = T.alloc_L1((K, N), "float16")
+            c = T.alloc_L0C((M, N), "float")
+            with T.Scope("C"):
+                T.copy(A, a)
+                T.copy(B, b)
+                T.barrier_all()
+                T.gemm_v0(a, b, c, init=True)
+                T.barrier_all()
+                T.tile.atomic_add(C, c)
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def atomic_add_to_ub(M, N):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float"), C: T.Tensor((M, N), "float")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            x = T.alloc_ub((M, N), "float")
+            y = T.alloc_ub((M, N), "float")
+            T.copy(A, x)
+            T.tile.atomic_add(y, x)
+            T.copy(y, C)
+
+    return main
