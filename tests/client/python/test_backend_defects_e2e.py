@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Back-end defects found by running TileLang-Ascend's examples (issue 14), each reproduced
+by the kernel in userfiles/backend_defects.py and checked against NumPy on the simulated NPU
+in checked mode (race detector and bounds checks on)."""
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import HERE
+
+sys.path.insert(0, HERE + "/userfiles")
+import backend_defects  # noqa: E402
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.mark.xfail(strict=True, reason="defect: each gemm_v0 holds its own L0 scratch")
+def test_gemms_one_after_another_share_the_l0_scratch(tilejitd, monkeypatch):
+    """Two gemm_v0 calls whose B operands each need all of L0B compile and run: the second
+    reuses the bytes of the first (upstream's flash attention with head dim 512 fits)."""
+    monkeypatch.setenv("TILEJIT_CHECK", "1")
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.uniform(-1, 1, s).astype(np.float16) for s in ((32, 512), (64, 512),
+                                                                    (64, 512)))
+    got = backend_defects.attention_scores_then_values()(q, k, v)
+    p = (q.astype(np.float32) @ k.astype(np.float32).T).astype(np.float16)
+    want = p.astype(np.float32) @ v.astype(np.float32)
+    np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-2)
