@@ -90,7 +90,8 @@ struct BufferNode {
   std::optional<int64_t> address;  // byte offset in its memory, once placed or annotated
   // A GM workspace the compiler added (role kWorkspace): shape [grid, ...], block b owns
   // index b of the leading dim; the runner allocates and zeroes it. Printed as the role
-  // `compiler_workspace`.
+  // `compiler_workspace`. On chip: gemm_v0's L0 scratch (expand_composites), every one of a
+  // memory placed at the same offset; printed as `compiler_scratch`.
   bool compiler_made = false;
   SourceLoc loc;
 

@@ -52,8 +52,8 @@ BufferNode IrParser::ParseBufferType() {
         found = true;
       }
     }
-    if (role.text == "compiler_workspace") {
-      b.role = BufferRole::kWorkspace;
+    if (role.text == "compiler_workspace" || role.text == "compiler_scratch") {
+      b.role = role.text == "compiler_scratch" ? BufferRole::kLocal : BufferRole::kWorkspace;
       b.compiler_made = true;
       found = true;
     }

@@ -123,10 +123,14 @@ void StmtPrinter::PrintBufferType(const BufferNode& b, bool print_role) {
     Out(std::to_string(b.shape[i]));
   }
   Out("]");
-  if (print_role && b.role != BufferRole::kLocal) {
+  if (print_role && (b.role != BufferRole::kLocal || b.compiler_made)) {
     static constexpr std::string_view kRoles[] = {"local", "input", "output", "workspace"};
     Out(" ");
-    Out(b.compiler_made ? "compiler_workspace" : kRoles[static_cast<int>(b.role)]);
+    if (b.compiler_made) {
+      Out(b.role == BufferRole::kWorkspace ? "compiler_workspace" : "compiler_scratch");
+    } else {
+      Out(kRoles[static_cast<int>(b.role)]);
+    }
   }
   if (b.address.has_value()) Out(" @" + std::to_string(*b.address));
 }

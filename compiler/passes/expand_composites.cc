@@ -281,14 +281,13 @@ std::optional<Scratch> GemmExpander::ScratchFor(const GemmShape& g, SourceLoc lo
   a.shape = {slots, g.m, kstep};
   a.dtype = g.in;
   a.scope = ir::MemScope::kL0A;
+  a.compiler_made = true;  // shares its bytes with every other gemm's (memory_planning)
   a.loc = loc;
   ir::BufferNode b = a;
   b.name = "gemm_l0b";
   b.shape = {slots, kstep, g.n};
   b.scope = ir::MemScope::kL0B;
   Scratch sc{ir::MakeBuffer(a), ir::MakeBuffer(b), kstep};
-  free_a_ -= slots * SlotBytesA(g.m, kstep, c0);
-  free_b_ -= slots * SlotBytesB(kstep, g.n, c0);
   ctx_.Count("scratch_bytes_l0a", slots * SlotBytesA(g.m, kstep, c0));
   ctx_.Count("scratch_bytes_l0b", slots * SlotBytesB(kstep, g.n, c0));
   new_allocs_.push_back(std::make_shared<ir::AllocateNode>(sc.l0a, loc));

@@ -6,7 +6,11 @@
 // gemm_v0(C: l0c, A: l1, B: l1) {init, transpose_A, transpose_B} becomes, per gemm:
 //   - compiler-owned double-buffered L0 tiles: Allocates of l0a [2, m, kstep] and
 //     l0b [2, kstep, n] (dtype of A/B) at the start of the launch body; gemms of the same
-//     dtype, m, n and kstep share one pair;
+//     dtype, m, n and kstep share one pair. The pairs are compiler scratch (compiler_made):
+//     memory_planning puts every one of a memory at the same offset, since gemms run one
+//     after another on the cube (each one's loads wait for the previous one's mma: by address
+//     in sync_insert, by the drained events below in Expert mode), so each pair only has to
+//     fit next to the kernel's own L0 buffers, not next to the other gemms' pairs;
 //   - a serial loop over the K slices (slot = k % 2): copy L1 -> l0a[slot], L1 -> l0b[slot]
 //     (with transpose_A/B the L1 operand holds the transposed matrix and the load transposes),
 //     then mma(C, l0a[slot], l0b[slot]) with init only on the first slice (`init` may be a
@@ -14,7 +18,7 @@
 //     the loop with static extents; a single slice needs no loop.
 //   kstep: the whole K when two slots of it fit, else the largest multiple of 16 (32 for
 //   8-bit types: one C0) dividing K such that both slots fit in the L0A/L0B bytes the kernel's
-//   own L0 allocations and earlier scratch leave (ir::LayoutOf sizes), else the largest
+//   own L0 allocations leave (ir::LayoutOf sizes), else the largest
 //   fitting multiple with a tail slice.
 //   - With AUTO_SYNC off (Expert mode) the expansion carries its own syncs on the reserved
 //     event ids 6 and 7 (slot s uses 6 + s) of the m -> mte1 and mte1 -> m pairs: both

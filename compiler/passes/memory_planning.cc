@@ -67,7 +67,38 @@ class MemoryPlanner {
   MemoryPlanner(target::Mem mem, int64_t capacity, PassContext& ctx)
       : mem_(mem), capacity_(capacity), ctx_(ctx) {}
 
-  void Add(Item item) { items_.push_back(std::move(item)); }
+  // Compiler scratch (compiler_made on chip) goes into one item: its bytes are the largest
+  // member's, its lifetime spans theirs, and every member gets its address.
+  void Add(Item item) {
+    if (!item.buffer->compiler_made || item.buffer->address) {
+      items_.push_back(std::move(item));
+      return;
+    }
+    if (scratch_.empty()) {
+      scratch_item_ = items_.size();
+      items_.push_back(item);
+    } else {
+      Item& pool = items_[scratch_item_];
+      pool.layout.align = std::max(pool.layout.align, item.layout.align);
+      if (item.layout.bytes > pool.layout.bytes) {
+        pool.layout.bytes = item.layout.bytes;
+        pool.buffer = item.buffer;  // diagnostics name the largest
+        pool.loc = item.loc;
+      }
+      pool.life.first = std::min(pool.life.first, item.life.first);
+      pool.life.last = std::max(pool.life.last, item.life.last);
+    }
+    scratch_.push_back(item.buffer);
+  }
+  // The address of `b` once planned (-1 if it has none).
+  int64_t AddressOf(const ir::BufferNode* b) const {
+    for (const ir::Buffer& s : scratch_)
+      if (s.get() == b) return items_[scratch_item_].address;
+    for (const Item& it : items_)
+      if (it.buffer.get() == b) return it.address;
+    return -1;
+  }
+  const std::vector<ir::Buffer>& scratch() const { return scratch_; }
   bool empty() const { return items_.empty(); }
   target::Mem mem() const { return mem_; }
   const std::vector<Item>& items() const { return items_; }
@@ -226,6 +257,8 @@ class MemoryPlanner {
   PassContext& ctx_;
   std::vector<Item> items_;
   std::vector<Item*> annotated_;
+  std::vector<ir::Buffer> scratch_;  // the compiler scratch, all at items_[scratch_item_]
+  size_t scratch_item_ = 0;
 };
 
 constexpr std::array<target::Mem, 5> kPlacedMems = {
@@ -276,11 +309,14 @@ Result<ir::Kernel> MemoryPlanning(const ir::Kernel& kernel, PassContext& ctx) {
     if (planner.empty()) continue;
     if (!planner.Plan(reuse)) continue;  // diagnosed; keep checking the other memories
     ctx.Count("onchip_bytes_" + std::string(target::MemName(planner.mem())), planner.HighWater());
-    for (const Item& it : planner.items()) {
-      if (it.buffer->address == it.address) continue;
-      ir::BufferNode node = *it.buffer;
-      node.address = it.address;
-      placed[it.buffer.get()] = ir::MakeBuffer(std::move(node));
+    std::vector<ir::Buffer> buffers = planner.scratch();
+    for (const Item& it : planner.items()) buffers.push_back(it.buffer);
+    for (const ir::Buffer& b : buffers) {
+      const int64_t address = planner.AddressOf(b.get());
+      if (b->address == address || placed.contains(b.get())) continue;
+      ir::BufferNode node = *b;
+      node.address = address;
+      placed[b.get()] = ir::MakeBuffer(std::move(node));
     }
   }
   if (ctx.diag->has_errors()) return ctx.diag->ToStatus();

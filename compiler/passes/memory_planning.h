@@ -10,6 +10,8 @@
 //    reserves exactly the bytes codegen addresses;
 //  - a buffer that does not fit is a diagnostic naming the buffer, the memory, the bytes it
 //    needs and the bytes still free, with a note listing the largest buffers of that memory.
+//  - gemm_v0's L0 scratch (compiler_made on chip, expand_composites.h) is placed as one
+//    buffer per memory: the size of the largest, the lifetime of all; each gets its offset.
 // Placement:
 //  - MEMORY_PLANNING and AUTO_SYNC on: reuse. Each buffer has a lifetime (buffer_lifetimes.h:
 //    first to last access in program order, extended to every loop that uses it); annotated

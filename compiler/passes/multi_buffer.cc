@@ -253,6 +253,9 @@ void Versioner::Apply(const ir::ForNode& loop, int stages, std::vector<Version> 
     for (int i = 1; i < stages; ++i) {
       ir::BufferNode node = *v.buffer;
       node.name = v.buffer->name + "_slot" + std::to_string(i);
+      // A slot of compiler scratch has bytes of its own: sharing them with the other gemms'
+      // scratch (memory_planning) would undo the versioning.
+      if (node.scope != ir::MemScope::kGM) node.compiler_made = false;
       ir::Buffer slot = ir::MakeBuffer(std::move(node));
       v.slots.push_back(slot);
       buffers_[slot.get()] = slot;

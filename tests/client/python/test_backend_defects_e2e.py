@@ -15,7 +15,6 @@ import backend_defects  # noqa: E402
 pytestmark = pytest.mark.timeout(300)
 
 
-@pytest.mark.xfail(strict=True, reason="defect: each gemm_v0 holds its own L0 scratch")
 def test_gemms_one_after_another_share_the_l0_scratch(tilejitd, monkeypatch):
     """Two gemm_v0 calls whose B operands each need all of L0B compile and run: the second
     reuses the bytes of the first (upstream's flash attention with head dim 512 fits)."""

@@ -34,8 +34,8 @@ TEST(ExpandComposites, SingleSliceGemmInExpertModeCarriesItsOwnSyncsOnOneSlot) {
   EXPECT_EQ(out, Kernel("  alloc %l1_0: l1 float16[32, 48]\n"
                         "  alloc %l1_1: l1 float16[48, 64]\n"
                         "  alloc %l0c_0: l0c float32[32, 64]\n"
-                        "  alloc %l0a_0: l0a float16[1, 32, 48]\n"
-                        "  alloc %l0b_0: l0b float16[1, 48, 64]\n",
+                        "  alloc %l0a_0: l0a float16[1, 32, 48] compiler_scratch\n"
+                        "  alloc %l0b_0: l0b float16[1, 48, 64] compiler_scratch\n",
                         "  barrier(all)\n"
                         "  set_flag(m, mte1, 6) {compiler}\n"
                         "  wait_flag(m, mte1, 6) {compiler}\n"
@@ -66,8 +66,8 @@ TEST(ExpandComposites, SlicesKByTheLargestFittingDivisorWithRuntimeInit) {
   EXPECT_EQ(out, Kernel("  alloc %l1_0: l1 float16[128, 512]\n"
                         "  alloc %l1_1: l1 float16[512, 128]\n"
                         "  alloc %l0c_0: l0c float32[128, 128]\n"
-                        "  alloc %l0a_0: l0a float16[2, 128, 128]\n"
-                        "  alloc %l0b_0: l0b float16[2, 128, 128]\n",
+                        "  alloc %l0a_0: l0a float16[2, 128, 128] compiler_scratch\n"
+                        "  alloc %l0b_0: l0b float16[2, 128, 128] compiler_scratch\n",
                         "  for %v0 in serial(0, 4) {\n"
                         "    set_flag(m, mte1, 6) {compiler}\n"
                         "    set_flag(m, mte1, 7) {compiler}\n"
@@ -101,8 +101,8 @@ TEST(ExpandComposites, TransposedOperandsAndATailSliceWithAutoSync) {
   EXPECT_EQ(out, Kernel("  alloc %l1_0: l1 float16[128, 136]\n"
                         "  alloc %l1_1: l1 float16[256, 136]\n"
                         "  alloc %l0c_0: l0c float32[128, 256]\n"
-                        "  alloc %l0a_0: l0a float16[2, 128, 64]\n"
-                        "  alloc %l0b_0: l0b float16[2, 64, 256]\n",
+                        "  alloc %l0a_0: l0a float16[2, 128, 64] compiler_scratch\n"
+                        "  alloc %l0b_0: l0b float16[2, 64, 256] compiler_scratch\n",
                         "  copy(%l0a_0[0:+1, :, :], %l1_0[:, 0:+64])\n"
                         "  copy(%l0b_0[0:+1, :, :], %l1_1[:, 0:+64]) {transpose=true}\n"
                         "  mma(%l0c_0, %l0a_0[0:+1, :, :], %l0b_0[0:+1, :, :]) {init=true}\n"

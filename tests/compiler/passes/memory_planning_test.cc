@@ -63,6 +63,26 @@ TEST(MemoryPlanning, PadsFractalTilesAndAlignsL0Buffers) {
                                 "  alloc %l0c_1: l0c float32[16, 16] @4096\n"));
 }
 
+TEST(MemoryPlanning, GemmScratchOfEveryGemmSharesOneOffsetPerMemory) {
+  // Two gemms' L0 scratch (expand_composites) each need 32 KiB of l0b and so could not both
+  // sit next to the kernel's own 16 KiB: they share the bytes after it, sized by the largest.
+  PassRunner r;
+  std::string out = r.Run(
+      MemoryPlanning, PlanningKernel("  alloc %l0b_0: l0b float16[128, 64]\n"
+                                     "  alloc %l0a_0: l0a float16[1, 32, 512] compiler_scratch\n"
+                                     "  alloc %l0b_1: l0b float16[1, 512, 32] compiler_scratch\n"
+                                     "  alloc %l0a_1: l0a float16[1, 32, 64] compiler_scratch\n"
+                                     "  alloc %l0b_2: l0b float16[1, 64, 256] compiler_scratch\n"));
+  EXPECT_EQ(out,
+            PlanningKernel("  alloc %l0b_0: l0b float16[128, 64] @0\n"
+                           "  alloc %l0a_0: l0a float16[1, 32, 512] compiler_scratch @0\n"
+                           "  alloc %l0b_1: l0b float16[1, 512, 32] compiler_scratch @16384\n"
+                           "  alloc %l0a_1: l0a float16[1, 32, 64] compiler_scratch @0\n"
+                           "  alloc %l0b_2: l0b float16[1, 64, 256] compiler_scratch @16384\n"));
+  EXPECT_EQ(r.ctx.stats["onchip_bytes_l0b"], 16384 + 32768);
+  EXPECT_EQ(r.ctx.stats["onchip_bytes_l0a"], 32768);
+}
+
 TEST(MemoryPlanning, KeepsAnnotatedAddressesAndFillsTheGapsAroundThem) {
   PassRunner r;
   std::string out = r.Run(MemoryPlanning, PlanningKernel("  alloc %ub_0: ub float32[8, 64] @4096\n"

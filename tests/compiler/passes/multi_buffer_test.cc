@@ -24,13 +24,14 @@ std::string Kernel(std::string_view body, std::string_view params = kParams,
   return std::string(params) + std::string(launch) + std::string(body) + "}\n";
 }
 
-// A gemm main loop as expand_composites leaves it (one K slice per iteration).
+// A gemm main loop as expand_composites leaves it (one K slice per iteration); the slots
+// multi_buffer adds for its compiler scratch are buffers of their own (no compiler_scratch).
 constexpr std::string_view kGemmAllocs =
     "  alloc %l1_0: l1 float16[128, 64]\n"
     "  alloc %l1_1: l1 float16[64, 256]\n"
     "  alloc %l0c_0: l0c float32[128, 256]\n"
-    "  alloc %l0a_0: l0a float16[1, 128, 64]\n"
-    "  alloc %l0b_0: l0b float16[1, 64, 256]\n";
+    "  alloc %l0a_0: l0a float16[1, 128, 64] compiler_scratch\n"
+    "  alloc %l0b_0: l0b float16[1, 64, 256] compiler_scratch\n";
 
 // tilejit.auto_multi_buffer on (as with MEMORY_PLANNING).
 struct AutoRunner : PassRunner {
@@ -55,9 +56,9 @@ TEST(MultiBuffer, UnrollsASerialLoopAndVersionsTheTilesItRefills) {
                         "  alloc %l1_2: l1 float16[64, 256]\n"
                         "  alloc %l1_3: l1 float16[64, 256]\n"
                         "  alloc %l0c_0: l0c float32[128, 256]\n"
-                        "  alloc %l0a_0: l0a float16[1, 128, 64]\n"
+                        "  alloc %l0a_0: l0a float16[1, 128, 64] compiler_scratch\n"
                         "  alloc %l0a_1: l0a float16[1, 128, 64]\n"
-                        "  alloc %l0b_0: l0b float16[1, 64, 256]\n"
+                        "  alloc %l0b_0: l0b float16[1, 64, 256] compiler_scratch\n"
                         "  alloc %l0b_1: l0b float16[1, 64, 256]\n"
                         "  for %v0 in serial(0, 2) {\n"
                         "    copy(%l1_0, %p0[0:+128, %v0 * 2 * 64:+64])\n"

@@ -57,8 +57,12 @@ TEST(PassesOnTracedKernels, ExpertGemmExpandsLegalizesAndPlaces) {
   std::string out = Lower(r, req, {ExpandComposites, LegalizeCopies, MemoryPlanning});
   EXPECT_EQ(out.find("gemm_v0"), std::string::npos) << out;
   // A [128, 64] and B [64, 256] fit L0 whole: one slice in one slot (32 KiB of L0B).
-  EXPECT_NE(out.find("alloc %l0a_0: l0a float16[1, 128, 64] @0"), std::string::npos) << out;
-  EXPECT_NE(out.find("alloc %l0b_0: l0b float16[1, 64, 256] @0"), std::string::npos) << out;
+  EXPECT_NE(out.find("alloc %l0a_0: l0a float16[1, 128, 64] compiler_scratch @0"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("alloc %l0b_0: l0b float16[1, 64, 256] compiler_scratch @0"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("mma(%l0c_0, %l0a_0, %l0b_0) {init=%v2 == 0}"), std::string::npos) << out;
   EXPECT_EQ(r.ctx.stats["onchip_bytes_l0b"], 32768);
   EXPECT_EQ(r.ctx.stats["onchip_bytes_l0c"], 131072);
