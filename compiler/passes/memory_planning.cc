@@ -142,10 +142,13 @@ class MemoryPlanner {
         const Item& a = *annotated_[j];
         const Item& b = *annotated_[i];
         if (a.end() <= b.address) continue;
-        ctx_.diag->Error(b.loc) << "annotated " << MemName() << " buffers " << Quoted(a.buffer)
-                                << " at " << Interval(a) << " and " << Quoted(b.buffer) << " at "
-                                << Interval(b) << " overlap";
-        ok = false;
+        // Upstream's Expert kernels reuse bytes by hand this way (flash attention's K and S
+        // tiles): allowed, as every sync is ordered by address and the simulator's race
+        // detector sees the bytes, but said, in case it is a slip.
+        ctx_.diag->Warning(b.loc) << "annotated " << MemName() << " buffers " << Quoted(a.buffer)
+                                  << " at " << Interval(a) << " and " << Quoted(b.buffer) << " at "
+                                  << Interval(b)
+                                  << " share bytes: their uses must not overlap in time";
       }
     }
     return ok;

@@ -4,8 +4,9 @@
 //
 // Common rules:
 //  - addresses the author gave (T.annotate_address, ir::BufferNode::address) are kept; an
-//    annotation that is not aligned to the layout's alignment, that overlaps another
-//    annotated buffer or that runs past the memory is a diagnostic;
+//    annotation that is not aligned to the layout's alignment or that runs past the memory
+//    is a diagnostic; one that overlaps another annotated buffer is a warning (reuse by
+//    hand: syncs and the race detector work by address);
 //  - sizes and alignments are ir::LayoutOf's (fractal padding included), so placement
 //    reserves exactly the bytes codegen addresses;
 //  - a buffer that does not fit is a diagnostic naming the buffer, the memory, the bytes it
