@@ -24,8 +24,10 @@ bool IsCrossCoreCopy(const ir::TileOpNode& op) {
   return (s == MemScope::kL0C && d == MemScope::kUB) || (s == MemScope::kUB && d == MemScope::kL1);
 }
 
-bool IsCompilerWorkspace(const ir::BufferNode& b) {
-  return b.compiler_made && b.role == ir::BufferRole::kWorkspace && b.scope == MemScope::kGM;
+bool IsCompilerWorkspace(const ir::BufferNode& b) { return b.compiler_made && IsWorkspace(b); }
+
+bool IsWorkspace(const ir::BufferNode& b) {
+  return b.role == ir::BufferRole::kWorkspace && b.scope == MemScope::kGM;
 }
 
 }  // namespace tilejit::analysis

@@ -15,5 +15,9 @@ bool IsCrossCoreCopy(const ir::TileOpNode& op);
 
 // True if `b` is a GM workspace a pass added (role kWorkspace and compiler_made).
 bool IsCompilerWorkspace(const ir::BufferNode& b);
+// True if `b` is any GM workspace: a pass's or one the kernel declares (workspace_idx), which
+// upstream's Developer kernels hand from the cube to the vectors and expect
+// TL_ASCEND_AUTO_CV_SYNC to order.
+bool IsWorkspace(const ir::BufferNode& b);
 
 }  // namespace tilejit::analysis

@@ -120,7 +120,7 @@ class Placer : public ir::Mutator {
  private:
   const xsync::HandOff* Find(const ir::TileOpNode& op, size_t i) const {
     const auto* r = std::get_if<ir::Region>(&op.args[i]);
-    if (r == nullptr || !analysis::IsCompilerWorkspace(*r->buffer)) return nullptr;
+    if (r == nullptr || !analysis::IsWorkspace(*r->buffer)) return nullptr;
     auto it = plan_.hand_offs.find(r->buffer.get());
     return it == plan_.hand_offs.end() ? nullptr : &it->second;
   }
@@ -179,7 +179,7 @@ std::string_view WorkspaceFamily(const ir::BufferNode& ws) {
 bool CrossFlagsPerFamily(const ir::Kernel& kernel, const target::NpuTarget& target) {
   std::set<std::string, std::less<>> families;
   for (const ir::Buffer& p : kernel.params)
-    if (analysis::IsCompilerWorkspace(*p)) families.emplace(WorkspaceFamily(*p));
+    if (analysis::IsWorkspace(*p)) families.emplace(WorkspaceFamily(*p));
   AuthorIds author;
   author.VisitKernel(kernel);
   const int64_t need = 2 * static_cast<int64_t>(families.size());

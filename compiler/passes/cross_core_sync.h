@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // cross_core_sync (DESIGN.md section 4, step 8; runs with TL_ASCEND_AUTO_CV_COMBINE and
 // TL_ASCEND_AUTO_CV_SYNC, after combine_cv): orders every cube<->vector hand-off through a
-// compiler workspace (cv_handoff.h) with cross-core flags, all mode 2 and `{compiler}`.
+// workspace, the compiler's or the kernel's own (workspace_idx; cv_handoff.h), with
+// cross-core flags, all mode 2 and `{compiler}`.
 // Counters: each direction's hand-offs share one pair of counters when the producer writes
 // them in the order the consumer reads them; otherwise (multi_buffer ran the cube a stage
 // ahead, see CrossFlagsPerFamily) each workspace family of the direction (a workspace and its

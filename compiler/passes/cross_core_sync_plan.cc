@@ -32,11 +32,11 @@ const ir::Region* Arg(const ir::TileOpNode& op, size_t i) {
   return i < op.args.size() ? std::get_if<ir::Region>(&op.args[i]) : nullptr;
 }
 
-// The compiler workspace a copy writes (i = 0) or reads (i = 1), if any.
+// The workspace (a compiler's or the kernel's own) a copy writes (i = 0) or reads (i = 1).
 const ir::BufferNode* WorkspaceArg(const ir::TileOpNode& op, size_t i) {
   if (op.op != ir::TileOpCode::kCopy || op.args.size() != 2) return nullptr;
   const ir::Region* r = Arg(op, i);
-  return r != nullptr && analysis::IsCompilerWorkspace(*r->buffer) ? r->buffer.get() : nullptr;
+  return r != nullptr && analysis::IsWorkspace(*r->buffer) ? r->buffer.get() : nullptr;
 }
 
 bool MentionsAny(const ir::Expr& e, const std::set<const ir::VarNode*>& vars) {
@@ -52,6 +52,10 @@ class Survey : public ir::Visitor {
     int reads[2] = {0, 0};
     bool in_loop = false;
     target::Pipe write_pipe = target::Pipe::kFix;
+    // Executions per side of the writes and the reads (constant loop extents multiplied),
+    // -1 once a runtime extent is involved.
+    int64_t write_trips[2] = {0, 0};
+    int64_t read_trips[2] = {0, 0};
   };
   explicit Survey(PassContext& ctx) : ctx_(ctx) {}
 
@@ -77,17 +81,23 @@ class Survey : public ir::Visitor {
   void VisitFor(const ir::ForNode& op) override {
     auto ext = ir::AsConstInt(op.extent);
     const bool saved_loop = in_loop_, saved_vid = under_vid_;
+    const int64_t saved_trips = trips_;
     in_loop_ = in_loop_ || !ext.has_value() || *ext > 1;
     under_vid_ = under_vid_ || MentionsAny(op.min, vid_vars_) || MentionsAny(op.extent, vid_vars_);
+    trips_ = ext.has_value() && trips_ >= 0 && *ext <= (int64_t{1} << 30) ? trips_ * *ext : -1;
     ir::Visitor::VisitFor(op);
     in_loop_ = saved_loop;
     under_vid_ = saved_vid;
+    trips_ = saved_trips;
   }
   void VisitIf(const ir::IfNode& op) override {
     const bool saved = under_vid_;
+    const int64_t saved_trips = trips_;
     under_vid_ = under_vid_ || MentionsAny(op.cond, vid_vars_);
+    trips_ = -1;  // how often the body runs is not known here
     ir::Visitor::VisitIf(op);
     under_vid_ = saved;
+    trips_ = saved_trips;
   }
   void VisitCrossFlag(const ir::CrossFlagNode& op) override {
     auto id = ir::AsConstInt(op.flag);
@@ -108,6 +118,8 @@ class Survey : public ir::Visitor {
       if (fresh) order.push_back(ws);
       Use& u = it->second;
       (i == 0 ? u.writes : u.reads)[side_]++;
+      int64_t& trips = (i == 0 ? u.write_trips : u.read_trips)[side_];
+      trips = trips < 0 || trips_ < 0 ? -1 : trips + trips_;
       if (i == 0) {
         u.in_loop = u.in_loop || in_loop_;
         const ir::Region* src = Arg(op, 1);
@@ -115,7 +127,9 @@ class Survey : public ir::Visitor {
                            ? target::Pipe::kFix
                            : target::Pipe::kMte3;
       }
-      if (under_vid_) {
+      if (under_vid_ && !analysis::IsCompilerWorkspace(*ws)) {
+        u.write_trips[side_] = u.read_trips[side_] = -1;  // not paired (IsOneToOne)
+      } else if (under_vid_) {
         ctx_.diag->Error(op.loc)
             << "this cube/vector hand-off sits under a loop or `if` that depends on vid, so the "
                "cube core (which has no vid) cannot pair it with the vector cores' copies; move "
@@ -129,8 +143,17 @@ class Survey : public ir::Visitor {
   int side_ = -1;
   bool in_loop_ = false;
   bool under_vid_ = false;
+  int64_t trips_ = 1;  // executions of the statement being visited, -1: not constant
   std::set<const ir::VarNode*> vid_vars_;
 };
+
+// A workspace the kernel declared is ordered only when it is a hand-off of the shape the
+// compiler's own are (written on one side, read on the other, as often): the counters pair
+// each write with one read. Others stay the author's to order (a write read many times, say).
+bool IsOneToOne(const Survey::Use& u, int side) {
+  return u.writes[1 - side] == 0 && u.reads[side] == 0 && u.write_trips[side] >= 0 &&
+         u.write_trips[side] == u.read_trips[1 - side];
+}
 
 struct Write {
   const ir::BufferNode* ws;
@@ -378,6 +401,7 @@ Plan MakePlan(const ir::Kernel& kernel, PassContext& ctx) {
     const Survey::Use& u = survey.uses.at(ws);
     for (int side = 0; side < 2; ++side) {
       if (u.writes[side] == 0 || u.reads[1 - side] == 0) continue;
+      if (!analysis::IsCompilerWorkspace(*ws) && !IsOneToOne(u, side)) continue;
       TILEJIT_CHECK(u.writes[1 - side] == 0 && u.reads[side] == 0 &&
                     u.writes[side] == u.reads[1 - side])
           << "compiler workspace '" << ws->name << "' is not a one-to-one hand-off";

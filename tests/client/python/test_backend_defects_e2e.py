@@ -26,3 +26,20 @@ def test_gemms_one_after_another_share_the_l0_scratch(tilejitd, monkeypatch):
     p = (q.astype(np.float32) @ k.astype(np.float32).T).astype(np.float16)
     want = p.astype(np.float32) @ v.astype(np.float32)
     np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-2)
+
+
+def test_a_declared_workspace_handed_to_the_vectors_is_synced(tilejitd, monkeypatch):
+    """Cube -> vector hand-offs through a workspace the kernel declares (workspace_idx) get
+    cross-core flags like the compiler's own: the checked run finds no read of GM that was
+    never written (upstream's pipeline/flash_attn_bshd_pipeline.py reported one)."""
+    monkeypatch.setenv("TILEJIT_CHECK", "1")
+    rng = np.random.default_rng(6)
+    a = rng.uniform(-1, 1, (192, 64)).astype(np.float16)
+    b = rng.uniform(-1, 1, (64, 64)).astype(np.float16)
+    d = rng.uniform(-1, 1, (192, 64)).astype(np.float16)
+    got = backend_defects.gemm_plus_through_a_declared_workspace()(a, b, d)
+    prod = np.concatenate([(a[s * 64:(s + 1) * 64].astype(np.float32) @ b.astype(np.float32))
+                           .astype(np.float16) for s in range(3)])
+    want = (prod.astype(np.float32) + d.astype(np.float32)).astype(np.float16)
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-3,
+                               atol=2e-3)

@@ -36,3 +36,37 @@ def attention_scores_then_values(M=32, N=64, D=512):
                 T.copy(o, O)
 
     return main
+
+
+@tilelang.jit(out_idx=[3], workspace_idx=[4], pass_configs={
+    tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True,
+    tilelang.PassConfigKey.TL_ASCEND_AUTO_CV_SYNC: True,
+    tilelang.PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE: True,
+    tilelang.PassConfigKey.TL_ASCEND_MEMORY_PLANNING: True,
+})
+def gemm_plus_through_a_declared_workspace(M=64, N=64, K=64, steps=3):
+    """Developer mode, as upstream's pipelined flash attention: each step the cube writes
+    A_k @ B into the kernel's own workspace W and the vector cores read it back, adding D:
+    TL_ASCEND_AUTO_CV_SYNC must order W's writes before its reads."""
+
+    @T.prim_func
+    def main(A: T.Tensor((steps * M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             D: T.Tensor((steps * M, N), "float16"), C: T.Tensor((steps * M, N), "float16"),
+             W: T.Tensor((M, N), "float16")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_shared((M, K), "float16")
+            b = T.alloc_shared((K, N), "float16")
+            acc = T.alloc_fragment((M, N), "float")
+            w = T.alloc_shared((M // 2, N), "float16")
+            d = T.alloc_shared((M // 2, N), "float16")
+            for s in T.serial(steps):
+                T.copy(A[s * M, 0], a)
+                T.copy(B, b)
+                T.gemm_v0(a, b, acc, init=True)
+                T.copy(acc, W)
+                T.copy(W[vid * M // 2, 0], w)
+                T.copy(D[s * M + vid * M // 2, 0], d)
+                T.tile.add(w, w, d)
+                T.copy(w, C[s * M + vid * M // 2, 0])
+
+    return main
