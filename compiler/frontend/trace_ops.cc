@@ -218,6 +218,7 @@ bool Tracer::TraceVectorOp(const BuiltinRow& row, const Expr& call, const BoundA
   };
   auto dst = RegionOperand(*b[0], "destination", call.loc);
   if (!dst) return false;
+  if (family != ir::TileOpFamily::kCast && !CheckWholeCount(row, b, *dst, call.loc)) return false;
   if (family == ir::TileOpFamily::kFill || family == ir::TileOpFamily::kIndex) {
     // T.tile.clear has no value parameter.
     auto v =
@@ -507,10 +508,27 @@ bool Tracer::TraceBrcb(const BuiltinRow& row, const Expr& call, const BoundArgs&
   return true;
 }
 
+// The `count` parameter of an operation that upstream spells with one (clamp, round,
+// arith_progression, ...; not cast, whose count may be a prefix) must be the destination
+// region's element count: upstream passes the tile's size, and a smaller count would leave a
+// tail undone while a larger one overruns the region, so both are refused.
+bool Tracer::CheckWholeCount(const BuiltinRow& row, const BoundArgs& b, const ir::Region& dst,
+                             SourceLoc loc) {
+  const Signature& sig = SignatureOf(row);
+  for (size_t i = 0; i < sig.params.size() && i < b.size(); ++i) {
+    if (sig.params[i] != "count" || !b[i]) continue;
+    const Value& count = *b[i];
+    if (count.kind == ValueKind::kInt && count.i == dst.num_elements()) return true;
+    diag().Error(LocOr(count, loc))
+        << row.name << " count must be the region's element count " << dst.num_elements()
+        << ", not " << Repr(count) << " (a prefix or a count past the region is not supported)";
+    return false;
+  }
+  return true;
+}
+
 // clamp(out, buffer, min, max, count) = min(max(buffer, min), max) over the whole region
-// (two vector ops with a barrier v between them):
-// `count` must be its element count (upstream passes the tile's size; a smaller count would
-// leave a tail unclamped and a larger one overrun the region, so both are refused).
+// (two vector ops with a barrier v between them); count as CheckWholeCount.
 bool Tracer::TraceClamp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                         std::vector<ir::Stmt>* out) {
   auto dst = RegionOperand(*b[0], "destination", call.loc);
@@ -522,13 +540,7 @@ bool Tracer::TraceClamp(const BuiltinRow& row, const Expr& call, const BoundArgs
                            << ShapeText(src->TrimmedShape());
     return false;
   }
-  const Value& count = *b[4];
-  if (count.kind != ValueKind::kInt || count.i != dst->num_elements()) {
-    diag().Error(LocOr(count, call.loc))
-        << row.name << " count must be the region's element count " << dst->num_elements()
-        << ", not " << Repr(count) << " (a prefix or a count past the region is not supported)";
-    return false;
-  }
+  if (!CheckWholeCount(row, b, *dst, call.loc)) return false;
   auto lo = ScalarOperand(*b[2], dst->buffer->dtype, "min_scalar", call.loc);
   auto hi = lo ? ScalarOperand(*b[3], dst->buffer->dtype, "max_scalar", call.loc) : std::nullopt;
   if (!hi) return false;
@@ -546,14 +558,7 @@ bool Tracer::TraceClamp(const BuiltinRow& row, const Expr& call, const BoundArgs
 bool Tracer::TraceArithProgression(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                                    std::vector<ir::Stmt>* out) {
   auto dst = RegionOperand(*b[0], "destination", call.loc);
-  if (!dst) return false;
-  const Value& count = *b[3];
-  if (count.kind != ValueKind::kInt || count.i != dst->num_elements()) {
-    diag().Error(LocOr(count, call.loc))
-        << row.name << " count must be the region's element count " << dst->num_elements()
-        << ", not " << Repr(count) << " (give it a region of that many elements)";
-    return false;
-  }
+  if (!dst || !CheckWholeCount(row, b, *dst, call.loc)) return false;
   const ir::DType dt = dst->buffer->dtype;
   auto zero = ScalarOperand(Value::Int(0), dt, "first value", call.loc);
   auto first = zero ? ScalarOperand(*b[1], dt, "first_value", call.loc) : std::nullopt;

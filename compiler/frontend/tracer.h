@@ -124,6 +124,10 @@ class Tracer : public Evaluator {
                              std::vector<ir::Stmt>* out);
   bool TraceClamp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                   std::vector<ir::Stmt>* out);
+  // False after a diagnostic when the row has a `count` parameter that is not the element
+  // count of `dst` (trace_ops.cc says why).
+  bool CheckWholeCount(const BuiltinRow& row, const BoundArgs& b, const ir::Region& dst,
+                       SourceLoc loc);
   bool ApplyRealShape(const std::string& name, const Value& real, int64_t dim, ir::Region* src,
                       ir::Region* dst, SourceLoc loc);
   bool TraceSync(const BuiltinRow& row, const Expr& call, const BoundArgs& b,

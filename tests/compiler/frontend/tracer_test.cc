@@ -372,6 +372,20 @@ TEST(Tracer, RowExpandAndBrcbSpellingsAreBroadcasts) {
             std::string::npos);
 }
 
+TEST(Tracer, CountParametersMustBeTheRegionsElementCount) {
+  // Upstream passes the tile's size; a prefix (or a count past the region) is refused.
+  std::string d;
+  EXPECT_NE(Trace(VecKernel("T.tile.clamp(a, a, -1.0, 1.0, 4096)"), &d), "") << d;
+  EXPECT_NE(TraceError(VecKernel("T.tile.clamp(a, a, -1.0, 1.0, 4000)"))
+                .find("T.tile.clamp count must be the region's element count 4096, not 4000 (a "
+                      "prefix or a count past the region is not supported)"),
+            std::string::npos);
+  EXPECT_NE(TraceError(VecKernel("T.tile.arith_progression(r, 0.0, 1.0, count=65)"))
+                .find("T.tile.arith_progression count must be the region's element count 64, "
+                      "not 65"),
+            std::string::npos);
+}
+
 TEST(Tracer, AnnotateLayoutKeepsZnOnL1AndWarnsOfTheRest) {
   // Upstream's gm_to_l1 tests annotate Q zN and K nZ before gemm_v0(..., transpose_B=True):
   // L1 tiles are zN here, so zN says nothing new and nZ is warned about as ignored.
