@@ -35,6 +35,8 @@ std::optional<Opcode> UnaryOpcode(ir::TileOpCode op) {
       return Opcode::kVsin;
     case ir::TileOpCode::kCos:
       return Opcode::kVcos;
+    case ir::TileOpCode::kRound:
+      return Opcode::kVround;
     default:
       return std::nullopt;
   }

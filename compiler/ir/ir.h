@@ -330,6 +330,7 @@ enum class TileOpFamily : uint8_t {
   X(kSilu, "silu", kUnary)                  \
   X(kSin, "sin", kUnary)                    \
   X(kCos, "cos", kUnary)                    \
+  X(kRound, "round", kUnary)                \
   X(kTranspose, "transpose", kTranspose)    \
   X(kGather, "gather", kGather)             \
   X(kCreateVecIndex, "createvecindex", kIndex)

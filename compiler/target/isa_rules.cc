@@ -62,6 +62,7 @@ DTypes VectorDTypes(Opcode op) {
     case Opcode::kVsilu:
     case Opcode::kVsin:
     case Opcode::kVcos:
+    case Opcode::kVround:
       return kVecFloat;
     case Opcode::kVmov:
     case Opcode::kVdup:

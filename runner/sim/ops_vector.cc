@@ -225,6 +225,8 @@ void Unary(Opcode op, const T* a, T* out, uint64_t n) {
       return MapUnary(a, out, n, [&](T x) { return std::sin(fl(x)); });
     case Opcode::kVcos:
       return MapUnary(a, out, n, [&](T x) { return std::cos(fl(x)); });
+    case Opcode::kVround:  // the default rounding mode: to nearest, halves to even
+      return MapUnary(a, out, n, [&](T x) { return std::nearbyint(fl(x)); });
     case Opcode::kVnot:
       return MapUnary(a, out, n, [](T x) { return ~static_cast<int64_t>(x); });
     default:  // vmov

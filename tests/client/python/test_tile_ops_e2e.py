@@ -312,3 +312,13 @@ def test_atomic_add_from_l0c(tilejitd):
 def test_atomic_add_needs_a_gm_destination(tilejitd):
     with pytest.raises(tilejit.CompileError, match="T.tile.atomic_add adds into a GM tensor"):
         tile_ops.atomic_add_to_ub(16, 16)(np.zeros((16, 16), np.float32))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_round(tilejitd, dtype, shape):
+    """round(out, buffer, count): to the nearest integer, halves to even (AscendC Round;
+    upstream's deepseek_v4/act_quant.py rounds before casting to int8; docs/isa.md vround)."""
+    rng = np.random.default_rng(11)
+    a = (rng.integers(-40, 40, shape) / 4).astype(dtype)  # every quarter: .25, .5, .75 all met
+    np.testing.assert_array_equal(tile_ops.round_tile(*shape, dtype)(a), np.round(a))

@@ -380,6 +380,9 @@ TEST(Tracer, CountParametersMustBeTheRegionsElementCount) {
                 .find("T.tile.clamp count must be the region's element count 4096, not 4000 (a "
                       "prefix or a count past the region is not supported)"),
             std::string::npos);
+  EXPECT_NE(TraceError(VecKernel("T.tile.round(a, a, 64)"))
+                .find("T.tile.round count must be the region's element count 4096, not 64"),
+            std::string::npos);
   EXPECT_NE(TraceError(VecKernel("T.tile.arith_progression(r, 0.0, 1.0, count=65)"))
                 .find("T.tile.arith_progression count must be the region's element count 64, "
                       "not 65"),

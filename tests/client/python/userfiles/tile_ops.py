@@ -41,6 +41,26 @@ def unary(M, N, dtype, name):
 
 
 @tilelang.jit(out_idx=[-1])
+def round_tile(M, N, dtype):
+    """T.tile.round(out, buffer, count) over each core's half, count its element count."""
+    sub = M // 2
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((sub, N), dtype)
+            b = T.alloc_ub((sub, N), dtype)
+            with T.Scope("V"):
+                T.copy(A[vid * sub, 0], a)
+                T.barrier_all()
+                T.tile.round(b, a, sub * N)
+                T.barrier_all()
+                T.copy(b, B[vid * sub, 0])
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
 def binary(M, N, dtype, name, scalar=None):
     op = BINARY[name]
     sub = M // 2
