@@ -84,7 +84,9 @@ class Survey : public ir::Visitor {
     const int64_t saved_trips = trips_;
     in_loop_ = in_loop_ || !ext.has_value() || *ext > 1;
     under_vid_ = under_vid_ || MentionsAny(op.min, vid_vars_) || MentionsAny(op.extent, vid_vars_);
-    trips_ = ext.has_value() && trips_ >= 0 && *ext <= (int64_t{1} << 30) ? trips_ * *ext : -1;
+    int64_t trips = -1;
+    if (!ext.has_value() || trips_ < 0 || __builtin_mul_overflow(trips_, *ext, &trips)) trips = -1;
+    trips_ = trips;
     ir::Visitor::VisitFor(op);
     in_loop_ = saved_loop;
     under_vid_ = saved_vid;
@@ -119,7 +121,7 @@ class Survey : public ir::Visitor {
       Use& u = it->second;
       (i == 0 ? u.writes : u.reads)[side_]++;
       int64_t& trips = (i == 0 ? u.write_trips : u.read_trips)[side_];
-      trips = trips < 0 || trips_ < 0 ? -1 : trips + trips_;
+      if (trips < 0 || trips_ < 0 || __builtin_add_overflow(trips, trips_, &trips)) trips = -1;
       if (i == 0) {
         u.in_loop = u.in_loop || in_loop_;
         const ir::Region* src = Arg(op, 1);
