@@ -246,6 +246,11 @@ class CompileService::CompileRun {
       SetCompileError(r.status, diags);
       return Finish();
     }
+    // The back end's warnings (a kernel whose author must place syncs, say) reach the
+    // requests that waited for this compile; a later store hit does not repeat them.
+    for (DiagnosticInfo& d : same_source ? r.diagnostics : Unlocated(r.diagnostics)) {
+      reply_.diagnostics.push_back(std::move(d));
+    }
     reply_.tier = joined.leader ? "compiled" : "joined";
     FillKernel(*r.kernel);
     return std::move(reply_);

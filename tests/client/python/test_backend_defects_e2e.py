@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+import tilejit
 
 from conftest import HERE
 
@@ -43,3 +44,17 @@ def test_a_declared_workspace_handed_to_the_vectors_is_synced(tilejitd, monkeypa
     want = (prod.astype(np.float32) + d.astype(np.float32)).astype(np.float16)
     np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-3,
                                atol=2e-3)
+
+
+def test_developer_kernels_without_pass_configs_are_never_an_internal_error(tilejitd):
+    """A Developer-mode kernel with no pass_configs and no syncs compiles with the author
+    responsible for syncs (a located warning per unordered dependence), or fails with a located
+    diagnostic naming the switch to set; never an internal error."""
+    with pytest.warns(tilejit.CompileWarning, match=r"backend_defects.py:\d+:\d+: warning: in "
+                      r"the cube program: unordered RAW: `copy\(gemm_l0a, a\)`"):
+        backend_defects.developer_gemm_without_pass_configs()
+    with pytest.raises(tilejit.CompileError) as info:
+        backend_defects.developer_cube_to_vector_without_pass_configs()
+    d = info.value.diagnostics[0]
+    assert d.file.endswith("backend_defects.py") and d.severity == "error"
+    assert "TL_ASCEND_AUTO_CV_COMBINE" in d.message and "internal" not in str(info.value)

@@ -70,3 +70,44 @@ def gemm_plus_through_a_declared_workspace(M=64, N=64, K=64, steps=3):
                 T.copy(w, C[s * M + vid * M // 2, 0])
 
     return main
+
+
+@tilelang.jit(out_idx=[-1])
+def developer_gemm_without_pass_configs(M=64, N=64, K=32):
+    """Developer mode (alloc_shared / alloc_fragment), no pass_configs and no syncs."""
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((M, N), "float16")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_shared((M, K), "float16")
+            b = T.alloc_shared((K, N), "float16")
+            c = T.alloc_fragment((M, N), "float")
+            T.copy(A, a)
+            T.copy(B, b)
+            T.gemm_v0(a, b, c, init=True)
+            T.copy(c, C)
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def developer_cube_to_vector_without_pass_configs(M=64, N=64, K=32):
+    """The same with vector work on the gemm's result: needs the compiler's cube/vector split."""
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((M, N), "float")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_shared((M, K), "float16")
+            b = T.alloc_shared((K, N), "float16")
+            c = T.alloc_fragment((M, N), "float")
+            u = T.alloc_shared((M, N), "float")
+            T.copy(A, a)
+            T.copy(B, b)
+            T.gemm_v0(a, b, c, init=True)
+            T.copy(c, u)
+            T.tile.exp(u, u)
+            T.copy(u, C)
+
+    return main
