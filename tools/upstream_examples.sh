@@ -36,32 +36,10 @@ if [ -d "$DIR/.git" ]; then
   echo "upstream checkout: $(git -C "$DIR" log --oneline -1)"
 fi
 
-WORK=$(mktemp -d)
-DAEMON=""
-cleanup() {
-  if [ -n "$DAEMON" ]; then
-    kill -TERM "$DAEMON" 2>/dev/null || true
-    wait "$DAEMON" 2>/dev/null || true
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-"$BUILD_DIR/server/tilejitd" --listen 127.0.0.1:0 --cache-path "$WORK/kernels.sqlite" \
-  --log-level warn --drain-grace-seconds 2 > "$WORK/daemon.out" 2> "$WORK/daemon.log" &
-DAEMON=$!
-PORT=""
-for _ in $(seq 1 200); do
-  PORT=$(sed -n 's/^tilejitd listening on port \([0-9]*\)$/\1/p' "$WORK/daemon.out")
-  [ -n "$PORT" ] && break
-  kill -0 "$DAEMON" 2>/dev/null || { cat "$WORK/daemon.log" >&2; exit 1; }
-  sleep 0.05
-done
-[ -n "$PORT" ] || { echo "upstream_examples: tilejitd did not start" >&2; exit 1; }
-
-export TILEJIT_SERVER="127.0.0.1:$PORT"
+# shellcheck source=tools/upstream_daemon.sh
+source "$ROOT/tools/upstream_daemon.sh"
+start_tilejitd upstream_examples
 export TILEJIT_CACHE_DIR="$WORK/binaries"
-export PYTHONPATH="$ROOT/client/python/compat:$ROOT/client/python:$BUILD_DIR/python${PYTHONPATH:+:$PYTHONPATH}"
 /usr/bin/python3 "$ROOT/tools/upstream_examples.py" \
   --spec "$ROOT/tools/upstream_examples_spec.toml" --timeout "${TIMEOUT:-120}" \
   ${ONLY:+--only "$ONLY"} ${MARKDOWN:+--markdown} "$DIR"
