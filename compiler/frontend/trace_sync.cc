@@ -125,6 +125,17 @@ bool Tracer::TraceSync(const BuiltinRow& row, const Expr& call, const BoundArgs&
   }
 }
 
+ir::BufferNode* Tracer::AnnotatedBuffer(const Value& key, std::string_view what, SourceLoc loc) {
+  auto it = key.kind == ValueKind::kBuffer ? mutable_buffers_.find(key.buffer.get())
+                                           : mutable_buffers_.end();
+  if (it != mutable_buffers_.end() && key.buffer->scope != ir::MemScope::kLocalVar) {
+    return it->second.get();
+  }
+  diag().Error(loc) << what << " keys must be on-chip buffers allocated in this kernel, not "
+                    << Repr(key);
+  return nullptr;
+}
+
 bool Tracer::TraceAnnotateAddress(const Expr& call, const BoundArgs& b) {
   const Value& map = *b[0];
   if (map.kind != ValueKind::kDict) {
@@ -134,25 +145,19 @@ bool Tracer::TraceAnnotateAddress(const Expr& call, const BoundArgs& b) {
   for (size_t n = 0; n < map.size(); ++n) {
     const Value& key = map.item(n);
     const Value& off = (*map.values)[n];
-    auto it = key.kind == ValueKind::kBuffer ? mutable_buffers_.find(key.buffer.get())
-                                             : mutable_buffers_.end();
-    if (it == mutable_buffers_.end() || key.buffer->scope == ir::MemScope::kLocalVar) {
-      diag().Error(LocOr(map, call.loc)) << "T.annotate_address keys must be on-chip buffers "
-                                            "allocated in this kernel, not "
-                                         << Repr(key);
-      return false;
-    }
+    ir::BufferNode* buffer = AnnotatedBuffer(key, "T.annotate_address", LocOr(map, call.loc));
+    if (buffer == nullptr) return false;
     if (off.kind != ValueKind::kInt || off.i < 0) {
       diag().Error(LocOr(map, call.loc)) << "the address of '" << key.buffer->name
                                          << "' must be a non-negative int, not " << Repr(off);
       return false;
     }
-    if (it->second->address && *it->second->address != off.i) {
+    if (buffer->address && *buffer->address != off.i) {
       diag().Error(LocOr(map, call.loc))
-          << "buffer '" << key.buffer->name << "' already has address " << *it->second->address;
+          << "buffer '" << buffer->name << "' already has address " << *buffer->address;
       return false;
     }
-    it->second->address = off.i;
+    buffer->address = off.i;
   }
   return true;
 }
@@ -169,13 +174,7 @@ bool Tracer::TraceAnnotateLayout(const Expr& call, const BoundArgs& b) {
   for (size_t n = 0; n < map.size(); ++n) {
     const Value& key = map.item(n);
     const Value& layout = (*map.values)[n];
-    if (key.kind != ValueKind::kBuffer || !mutable_buffers_.contains(key.buffer.get()) ||
-        key.buffer->scope == ir::MemScope::kLocalVar) {
-      diag().Error(LocOr(map, call.loc))
-          << "T.annotate_layout keys must be on-chip buffers allocated in this kernel, not "
-          << Repr(key);
-      return false;
-    }
+    if (AnnotatedBuffer(key, "T.annotate_layout", LocOr(map, call.loc)) == nullptr) return false;
     if (layout.kind != ValueKind::kString || (layout.text != "zN" && layout.text != "nZ")) {
       diag().Error(LocOr(map, call.loc))
           << "the layout of '" << key.buffer->name

@@ -134,6 +134,9 @@ class Tracer : public Evaluator {
                  std::vector<ir::Stmt>* out);
   bool TraceAnnotateAddress(const Expr& call, const BoundArgs& b);
   bool TraceAnnotateLayout(const Expr& call, const BoundArgs& b);
+  // The writable node of an on-chip buffer of this kernel named as an annotation's key, or
+  // nullptr after a diagnostic (`what` names the annotation).
+  ir::BufferNode* AnnotatedBuffer(const Value& key, std::string_view what, SourceLoc loc);
   std::optional<ir::Expr> SyncId(const Value& v, int64_t limit, const char* what, SourceLoc loc);
 
   // Operand helpers.

@@ -356,6 +356,7 @@ void SelectEffect(const Instr& in, MemView& mem) {
 // it is wrong either way.
 Status GatherEffect(const Instr& in, MemView& mem) {
   const uint64_t n = static_cast<uint64_t>(in.repeat.imm) * in.count.imm, eb = Eb(in.dtype);
+  if (n == 0) return Status::Ok();  // nothing to move (and no buffer to copy from)
   const uint64_t len = in.len.imm;
   const uint8_t* table = mem.Ptr(MemSpace::kUb, in.src.imm, len);
   const uint8_t* offsets = mem.Ptr(MemSpace::kUb, in.src1.imm, n * 4);
@@ -381,6 +382,7 @@ Status GatherEffect(const Instr& in, MemView& mem) {
 // (integers wrap; fp16 rounds once).
 void IndexEffect(const Instr& in, MemView& mem) {
   const uint64_t n = static_cast<uint64_t>(in.repeat.imm) * in.count.imm;
+  if (n == 0) return;
   VisitCodec(in.dtype, [&](const auto& codec) {
     using T = typename std::decay_t<decltype(codec)>::Compute;
     const T first = static_cast<T>(ScalarOf(in, mem));

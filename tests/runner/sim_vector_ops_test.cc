@@ -431,6 +431,20 @@ TEST(SimVectorOps, GatherReadsTheTableAtByteOffsetsAndFaultsOutsideIt) {
             std::string::npos)
       << st2;
   EXPECT_FALSE(run("1", "128").first.ok());  // odd byte offsets split an element
+  {  // no elements (a mutated program, past the assembler's checks): nothing moves or faults
+    HostUb ub(init);
+    Instr gather =
+        One("vgather dst=0, src=65536, src1=131072, scalar=0, repeat=1, count=6, "
+            "len=128, dtype=u16");
+    Instr index = One("vindex dst=0, scalar=0, repeat=1, count=1, dtype=s32");
+    ASSERT_EQ(gather.op, target::Opcode::kVgather);
+    ASSERT_EQ(index.op, target::Opcode::kVindex);
+    gather.repeat.imm = 0;
+    index.count.imm = 0;
+    EXPECT_TRUE(ApplyEffect(gather, ub).ok());
+    EXPECT_TRUE(ApplyEffect(index, ub).ok());
+    EXPECT_EQ(ub.bytes(), init);
+  }
   std::vector<Span> spans;
   DescribeAccesses(One("vgather dst=0, src=65536, src1=131072, scalar=0, repeat=1, count=6, "
                        "len=128, dtype=u16"),
