@@ -236,20 +236,17 @@ class CompileService::CompileRun {
       }
     }
     reply_.passes = r.passes;
+    // The back end's diagnostics follow the frontend's, errors or warnings (a kernel whose
+    // author must place syncs, say), for every request that waited for this compile; a
+    // later store hit does not repeat them.
     const bool same_source = r.leader_digest == reply_.request_digest;
-    if (!r.status.ok()) {
-      if (r.status.code() != StatusCode::kCompileError) return r.status;
-      std::vector<DiagnosticInfo> diags = reply_.diagnostics;
-      for (DiagnosticInfo& d : same_source ? r.diagnostics : Unlocated(r.diagnostics)) {
-        diags.push_back(std::move(d));
-      }
-      SetCompileError(r.status, diags);
-      return Finish();
-    }
-    // The back end's warnings (a kernel whose author must place syncs, say) reach the
-    // requests that waited for this compile; a later store hit does not repeat them.
     for (DiagnosticInfo& d : same_source ? r.diagnostics : Unlocated(r.diagnostics)) {
       reply_.diagnostics.push_back(std::move(d));
+    }
+    if (!r.status.ok()) {
+      if (r.status.code() != StatusCode::kCompileError) return r.status;
+      SetCompileError(r.status, reply_.diagnostics);
+      return Finish();
     }
     reply_.tier = joined.leader ? "compiled" : "joined";
     FillKernel(*r.kernel);

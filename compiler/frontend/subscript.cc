@@ -34,9 +34,17 @@ bool AddInto(Linear* acc, const Linear& x, int64_t scale) {
   return true;
 }
 
-Linear Lin(const ir::Expr& e, const Evaluator* ev, int depth) {
+// One StaticDiff's state: the bound names already linearised (`x = x + x` bound 20 times over
+// would otherwise be expanded 2^20 times) and a budget of nodes, so the work stays bounded.
+struct LinContext {
+  const Evaluator* ev = nullptr;
+  std::map<const ir::VarNode*, Linear> vars;
+  int budget = 4096;
+};
+
+Linear Lin(const ir::Expr& e, LinContext& cx, int depth) {
   Linear out;
-  if (depth > 64 || e == nullptr) {
+  if (depth > 64 || e == nullptr || --cx.budget < 0) {
     out.ok = false;
     return out;
   }
@@ -46,13 +54,13 @@ Linear Lin(const ir::Expr& e, const Evaluator* ev, int depth) {
   }
   if (const auto* b = ir::TryAs<ir::BinaryNode>(e)) {
     if (b->op == ir::BinaryOp::kAdd || b->op == ir::BinaryOp::kSub) {
-      Linear x = Lin(b->a, ev, depth + 1), y = Lin(b->b, ev, depth + 1);
+      Linear x = Lin(b->a, cx, depth + 1), y = Lin(b->b, cx, depth + 1);
       out.ok = x.ok && y.ok && AddInto(&out, x, 1) &&
                AddInto(&out, y, b->op == ir::BinaryOp::kAdd ? 1 : -1);
       return out;
     }
     if (b->op == ir::BinaryOp::kFloorDiv) {  // exact when d divides every coefficient
-      Linear x = Lin(b->a, ev, depth + 1), y = Lin(b->b, ev, depth + 1);
+      Linear x = Lin(b->a, cx, depth + 1), y = Lin(b->b, cx, depth + 1);
       const int64_t d = y.c;
       bool exact = x.ok && y.ok && y.terms.empty() && d > 0;
       for (const auto& [k, v] : x.terms) exact = exact && v % d == 0;
@@ -63,7 +71,7 @@ Linear Lin(const ir::Expr& e, const Evaluator* ev, int depth) {
       }
     }
     if (b->op == ir::BinaryOp::kMul) {
-      Linear x = Lin(b->a, ev, depth + 1), y = Lin(b->b, ev, depth + 1);
+      Linear x = Lin(b->a, cx, depth + 1), y = Lin(b->b, cx, depth + 1);
       if (x.ok && y.ok && (x.terms.empty() || y.terms.empty())) {
         out.ok = x.terms.empty() ? AddInto(&out, y, x.c) : AddInto(&out, x, y.c);
         return out;
@@ -71,12 +79,15 @@ Linear Lin(const ir::Expr& e, const Evaluator* ev, int depth) {
     }
   }
   if (const auto* u = ir::TryAs<ir::UnaryNode>(e); u && u->op == ir::UnaryOp::kNeg) {
-    Linear x = Lin(u->a, ev, depth + 1);
+    Linear x = Lin(u->a, cx, depth + 1);
     out.ok = x.ok && AddInto(&out, x, -1);
     return out;
   }
-  if (const auto* r = ir::TryAs<ir::VarRefNode>(e); r && ev != nullptr) {
-    if (ir::Expr bound = ev->BoundValue(*r->var)) return Lin(bound, ev, depth + 1);
+  if (const auto* r = ir::TryAs<ir::VarRefNode>(e); r && cx.ev != nullptr) {
+    if (auto it = cx.vars.find(r->var.get()); it != cx.vars.end()) return it->second;
+    if (ir::Expr bound = cx.ev->BoundValue(*r->var)) {
+      return cx.vars[r->var.get()] = Lin(bound, cx, depth + 1);
+    }
   }
   out.terms[StructKey(e)] = 1;
   return out;
@@ -127,7 +138,9 @@ std::string StructKey(const ir::Expr& e) {
 }
 
 std::optional<int64_t> StaticDiff(const ir::Expr& hi, const ir::Expr& lo, const Evaluator* ev) {
-  Linear h = Lin(hi, ev, 0), l = Lin(lo, ev, 0);
+  LinContext cx;
+  cx.ev = ev;
+  Linear h = Lin(hi, cx, 0), l = Lin(lo, cx, 0);
   if (!h.ok || !l.ok) return std::nullopt;
   Linear d;
   if (!AddInto(&d, h, 1) || !AddInto(&d, l, -1) || !d.terms.empty()) return std::nullopt;

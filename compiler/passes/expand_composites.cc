@@ -140,7 +140,9 @@ class GemmExpander : public ir::Mutator {
   }
 
   PassContext& ctx_;
-  int64_t free_a_, free_b_;
+  // L0A/L0B bytes the kernel's own buffers leave: every gemm's scratch fits in them alone, as
+  // memory_planning gives all of it one offset.
+  const int64_t free_a_, free_b_;
   // (dtype, m, n, k) -> the scratch pair those gemms share.
   std::map<std::tuple<ir::DType, int64_t, int64_t, int64_t>, Scratch> scratch_;
   std::vector<Stmt> new_allocs_;

@@ -74,9 +74,10 @@ class MemoryPlanner {
       items_.push_back(std::move(item));
       return;
     }
-    if (scratch_.empty()) {
+    scratch_.push_back(item.buffer);
+    if (scratch_.size() == 1) {
       scratch_item_ = items_.size();
-      items_.push_back(item);
+      items_.push_back(std::move(item));
     } else {
       Item& pool = items_[scratch_item_];
       pool.layout.align = std::max(pool.layout.align, item.layout.align);
@@ -88,20 +89,19 @@ class MemoryPlanner {
       pool.life.first = std::min(pool.life.first, item.life.first);
       pool.life.last = std::max(pool.life.last, item.life.last);
     }
-    scratch_.push_back(item.buffer);
   }
-  // The address of `b` once planned (-1 if it has none).
-  int64_t AddressOf(const ir::BufferNode* b) const {
-    for (const ir::Buffer& s : scratch_)
-      if (s.get() == b) return items_[scratch_item_].address;
-    for (const Item& it : items_)
-      if (it.buffer.get() == b) return it.address;
-    return -1;
+  // Every buffer with its planned address, each compiler scratch buffer at the pool's.
+  std::vector<std::pair<ir::Buffer, int64_t>> Placements() const {
+    std::vector<std::pair<ir::Buffer, int64_t>> out;
+    for (size_t i = 0; i < items_.size(); ++i) {
+      if (scratch_.empty() || i != scratch_item_)
+        out.emplace_back(items_[i].buffer, items_[i].address);
+    }
+    for (const ir::Buffer& s : scratch_) out.emplace_back(s, items_[scratch_item_].address);
+    return out;
   }
-  const std::vector<ir::Buffer>& scratch() const { return scratch_; }
   bool empty() const { return items_.empty(); }
   target::Mem mem() const { return mem_; }
-  const std::vector<Item>& items() const { return items_; }
 
   // Places every item; returns false after reporting a diagnostic. With `reuse`, items
   // whose lifetimes are disjoint may share bytes.
@@ -312,11 +312,8 @@ Result<ir::Kernel> MemoryPlanning(const ir::Kernel& kernel, PassContext& ctx) {
     if (planner.empty()) continue;
     if (!planner.Plan(reuse)) continue;  // diagnosed; keep checking the other memories
     ctx.Count("onchip_bytes_" + std::string(target::MemName(planner.mem())), planner.HighWater());
-    std::vector<ir::Buffer> buffers = planner.scratch();
-    for (const Item& it : planner.items()) buffers.push_back(it.buffer);
-    for (const ir::Buffer& b : buffers) {
-      const int64_t address = planner.AddressOf(b.get());
-      if (b->address == address || placed.contains(b.get())) continue;
+    for (const auto& [b, address] : planner.Placements()) {
+      if (b->address == address) continue;
       ir::BufferNode node = *b;
       node.address = address;
       placed[b.get()] = ir::MakeBuffer(std::move(node));

@@ -146,6 +146,12 @@ TEST(Tracer, SliceExtentsSeeThroughBoundNames) {
             std::string::npos)
       << ir;
   EXPECT_NE(ir.find("copy(%ub_0[16:+8, 0:+16], %p0[%v1:+8, 8:+16])"), std::string::npos) << ir;
+  // Rebinding a name to twice itself 20 times is seen through once per binding, not 2^20.
+  std::string chain = "x = cid\n";
+  for (int i = 0; i < 20; ++i) chain += "x = x + x\n";
+  std::string chain_diag;
+  ir = Trace(VecKernel(chain + "T.copy(A[x - x:x - x + 16, :], a[0:16, :])"), &chain_diag);
+  EXPECT_NE(ir.find("copy(%ub_0[0:+16, :], %p0["), std::string::npos) << chain_diag;
   // A name bound to a value read from a buffer is not seen through: the buffer may change
   // between that read and another one.
   std::string d =
