@@ -30,11 +30,7 @@ bool IsHardwareScope(ir::MemScope s) {
   return s != ir::MemScope::kShared && s != ir::MemScope::kFragment && s != ir::MemScope::kLocalVar;
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
+using ir::ShapeText;
 
 // Equal trimmed shapes (DESIGN.md section 2), or the transposed pair of an L0 load.
 Status CheckShapes(Emitter& e, const ir::TileOpNode& op, const ir::Region& dst,

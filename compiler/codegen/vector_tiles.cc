@@ -57,11 +57,7 @@ Status EmitPrefix(VecOp& v, const target::Instr& proto, const Tile& dst, const T
   return EmitRepeat(v, a);
 }
 
-std::string ShapeText(const ir::Region& r) {
-  std::string out = "[";
-  for (int64_t d : r.TrimmedShape()) out += (out.size() > 1 ? ", " : "") + std::to_string(d);
-  return out + "]";
-}
+std::string ShapeText(const ir::Region& r) { return ir::ShapeText(r.TrimmedShape()); }
 
 Status CheckSameShape(VecOp& v, const Tile& a, std::string_view a_role, const Tile& b,
                       std::string_view b_role) {

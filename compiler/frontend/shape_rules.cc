@@ -3,15 +3,6 @@
 
 namespace tilejit::frontend {
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t n = 0; n < shape.size(); ++n) {
-    if (n > 0) out += ", ";
-    out += std::to_string(shape[n]);
-  }
-  return out + "]";
-}
-
 std::vector<int64_t> Extents(const ir::Region& r) {
   std::vector<int64_t> out;
   for (const ir::Range& range : r.ranges) out.push_back(range.extent);
@@ -25,9 +16,24 @@ std::vector<int64_t> KeepLastTwo(std::vector<int64_t> extents) {
   return extents;
 }
 
+namespace {
+
+// [R] against [R, 1].
+bool VectorPair(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  return a.size() == 1 && b.size() == 2 && b[1] == 1 && b[0] == a[0];
+}
+
+}  // namespace
+
+bool SameShape(const ir::Region& a, const ir::Region& b) {
+  std::vector<int64_t> x = a.TrimmedShape(), y = b.TrimmedShape();
+  return x == y || VectorPair(x, y) || VectorPair(y, x);
+}
+
 std::optional<Broadcast> BinaryBroadcast(const ir::Region& dst, const ir::Region& src) {
   std::vector<int64_t> d = dst.TrimmedShape(), s = src.TrimmedShape();
   if (d == s) return Broadcast::kElementwise;
+  if (VectorPair(d, s)) return Broadcast::kElementwise;  // [R] from [R, 1]
   if (d.size() != 2) return std::nullopt;
   std::vector<int64_t> s2 = KeepLastTwo(Extents(src));
   // A 2-D [1, C] operand is per column; checked first so that a [1, C] region is never

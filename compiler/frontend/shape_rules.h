@@ -5,7 +5,9 @@
 //   - the same shape: element-wise;
 //   - [R] or [R, 1]: one value per row, broadcast along the row (even when R == C);
 //   - [1, C] (as a 2-D region, not a 1-D [C] buffer): one value per column;
-// anything else is a mismatch. Later passes apply the same function to decide broadcasts.
+// anything else is a mismatch. Where the rules ask for "the same shape", a vector written [R]
+// on one side and [R, 1] on the other counts as the same (as it does for broadcasts and
+// reductions). Later passes apply the same functions to decide broadcasts.
 // Pure functions; thread-safe.
 #pragma once
 
@@ -20,12 +22,14 @@ namespace tilejit::frontend {
 
 enum class Broadcast : uint8_t { kElementwise, kPerRow, kPerColumn };
 
-// "[128, 64]".
-std::string ShapeText(const std::vector<int64_t>& shape);
+using ir::ShapeText;
 // All extents of a region (its rank), untrimmed.
 std::vector<int64_t> Extents(const ir::Region& r);
 // Extents with leading unit dims dropped while more than two dims remain.
 std::vector<int64_t> KeepLastTwo(std::vector<int64_t> extents);
+
+// True when `a` and `b` have the same shape under the rule above.
+bool SameShape(const ir::Region& a, const ir::Region& b);
 
 // How `src` combines with `dst` in a binary op; nullopt when the shapes do not fit.
 std::optional<Broadcast> BinaryBroadcast(const ir::Region& dst, const ir::Region& src);

@@ -210,7 +210,7 @@ bool Tracer::TraceVectorOp(const BuiltinRow& row, const Expr& call, const BoundA
     return true;
   };
   auto same_shape = [&](const ir::Region& x, const ir::Region& y, const char* yn) {
-    if (x.TrimmedShape() == y.TrimmedShape()) return true;
+    if (SameShape(x, y)) return true;
     diag().Error(call.loc) << name << " shape mismatch: destination is "
                            << ShapeText(x.TrimmedShape()) << " but " << yn << " is "
                            << ShapeText(y.TrimmedShape());
@@ -534,7 +534,7 @@ bool Tracer::TraceClamp(const BuiltinRow& row, const Expr& call, const BoundArgs
   auto dst = RegionOperand(*b[0], "destination", call.loc);
   auto src = dst ? RegionOperand(*b[1], "source", call.loc) : std::nullopt;
   if (!src) return false;
-  if (dst->TrimmedShape() != src->TrimmedShape()) {
+  if (!SameShape(*dst, *src)) {
     diag().Error(call.loc) << row.name << " shape mismatch: destination is "
                            << ShapeText(dst->TrimmedShape()) << " but the source is "
                            << ShapeText(src->TrimmedShape());

@@ -282,6 +282,12 @@ IntBounds IntBoundsOf(const Expr& e) {
 // ---------------------------------------------------------------------------------------------
 // Regions
 
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i > 0 ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
 std::vector<int64_t> Region::TrimmedShape() const {
   std::vector<int64_t> shape;
   for (const Range& r : ranges) {

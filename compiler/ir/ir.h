@@ -268,6 +268,8 @@ struct Region {
   int64_t num_elements() const;
 };
 Region WholeBuffer(const Buffer& b, SourceLoc loc = {});
+// A shape as diagnostics print it: "[128, 64]".
+std::string ShapeText(const std::vector<int64_t>& shape);
 
 // ---------------------------------------------------------------------------------------------
 // Tile operations: copies, cube and vector work on regions. The op list is an X-macro so the

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <array>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,13 +45,7 @@ std::string PathText(MemScope src, MemScope dst) {
   return std::string(ir::MemScopeName(src)) + " -> " + std::string(ir::MemScopeName(dst));
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
-  os << "]";
-  return os.str();
-}
+using ir::ShapeText;
 
 std::vector<int64_t> Squeezed(const std::vector<int64_t>& shape) {
   std::vector<int64_t> out;

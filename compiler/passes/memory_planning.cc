@@ -14,8 +14,10 @@
 #include <sstream>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "compiler/analysis/buffer_access.h"
 #include "compiler/analysis/buffer_lifetimes.h"
 #include "compiler/ir/buffer_layout.h"
 #include "compiler/ir/mutator.h"
@@ -290,9 +292,16 @@ Result<ir::Kernel> MemoryPlanning(const ir::Kernel& kernel, PassContext& ctx) {
 
   std::vector<MemoryPlanner> planners;
   for (target::Mem m : kPlacedMems) planners.emplace_back(m, CapacityOf(*ctx.target, m), ctx);
+  std::unordered_set<const ir::BufferNode*> accessed;
+  for (const analysis::TracedAccess& a : analysis::TraceAccesses(kernel.body).accesses)
+    accessed.insert(a.access.buffer);
   for (const ir::AllocateNode* alloc : collector.allocs) {
     const ir::Buffer& b = alloc->buffer;
     if (b->scope == ir::MemScope::kLocalVar || b->scope == ir::MemScope::kGM) continue;
+    if (!accessed.count(b.get()) && !b->address) {
+      ctx.Count("unused_buffers");  // no bytes, no address: nothing reads or writes it
+      continue;
+    }
     if (!IsPlacedScope(b->scope)) {
       ctx.diag->Error(alloc->loc) << "buffer " << Quoted(b) << " still has the unresolved scope "
                                   << ir::MemScopeName(b->scope)

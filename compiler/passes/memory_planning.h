@@ -11,6 +11,8 @@
 //    reserves exactly the bytes codegen addresses;
 //  - a buffer that does not fit is a diagnostic naming the buffer, the memory, the bytes it
 //    needs and the bytes still free, with a note listing the largest buffers of that memory.
+//  - a buffer nothing reads or writes (upstream kernels declare staging tiles that only one
+//    branch of a host `if` uses) gets no address and no bytes, in both placements;
 //  - gemm_v0's L0 scratch (compiler_made on chip, expand_composites.h) is placed as one
 //    buffer per memory: the size of the largest, the lifetime of all; each gets its offset.
 // Placement:
@@ -30,7 +32,7 @@
 //    says why there is no reuse (the author's syncs cannot order a reuse they do not know of).
 //
 // Statistics: "onchip_bytes_<mem>" (l1, l0a, l0b, l0c, ub) = the high-water mark of a memory
-// (the end of its highest buffer), for each memory that has a buffer.
+// (the end of its highest buffer), for each memory that has a buffer; "unused_buffers".
 // Pure function of its inputs; see pass.h for the pass contract and thread safety.
 #pragma once
 

@@ -99,6 +99,16 @@ TEST(Tracer, RowBroadcastAppliesEvenWhenRowsEqualColumns) {
   EXPECT_NE(Trace(VecKernel("T.tile.mul(a, a, c)")), "");  // [1, C] per column
 }
 
+TEST(Tracer, RowAndColumnVectorsAreTheSameShapeForElementwiseOps) {
+  // r is [64]; v is [64, 1]: the same 64 values (DESIGN.md section 2, shape_rules.h).
+  const std::string defs = "v = T.alloc_ub((64, 1), \"float\")\n";
+  EXPECT_NE(Trace(VecKernel(defs + "T.tile.div(v, r, v)")), "");
+  EXPECT_NE(Trace(VecKernel(defs + "T.tile.mul(r, v, v)")), "");
+  EXPECT_NE(Trace(VecKernel(defs + "T.tile.exp(r, v)")), "");
+  std::string d = TraceError(VecKernel("w = T.alloc_ub((64, 2), \"float\")\nT.tile.exp(r, w)"));
+  EXPECT_NE(d.find("destination is [64] but source is [64, 2]"), std::string::npos) << d;
+}
+
 TEST(Tracer, MismatchedBinaryShapesNameBothShapes) {
   std::string d = TraceError(VecKernel("x = T.alloc_ub((8,), \"float\")\nT.tile.add(a, a, x)"));
   EXPECT_NE(d.find("destination is [64, 64] but the second source is [8]"), std::string::npos) << d;

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,9 +23,25 @@ out_idx = []
 workspace_idx = []
 )";
 
+// `body` in a launch, followed by one element store to each buffer it allocates but does not
+// otherwise name: a buffer nothing accesses gets no address (UnusedBuffersTakeNoBytes).
 std::string PlanningKernel(std::string_view body) {
-  return std::string(kPlanningHeader) + "launch(1, threads=0) (%cid, %vid) {\n" +
-         std::string(body) + "}\n";
+  const std::string text(body);
+  std::string touches;
+  static const std::regex kAlloc(R"(alloc (%\w+): \w+ (\w+)\[([0-9, ]+)\])");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kAlloc);
+       it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1];
+    if (std::regex_search(text, std::regex(name + R"([\[,)])"))) continue;  // used
+    const std::string dims = (*it)[3];
+    std::string zeros = "0";
+    for (char c : dims)
+      if (c == ',') zeros += ", 0";
+    const std::string dtype = (*it)[2];
+    touches += "  " + name + "[" + zeros + "] = " + (dtype.find("float") == 0 ? "0.0" : "0") + "\n";
+  }
+  return std::string(kPlanningHeader) + "launch(1, threads=0) (%cid, %vid) {\n" + text + touches +
+         "}\n";
 }
 
 TEST(MemoryPlanning, PlacesBuffersSequentiallyPerMemoryWithLayoutSizes) {
@@ -48,6 +65,28 @@ TEST(MemoryPlanning, PlacesBuffersSequentiallyPerMemoryWithLayoutSizes) {
   EXPECT_EQ(r.ctx.stats["onchip_bytes_l1"], 49152);
   EXPECT_EQ(r.ctx.stats["onchip_bytes_l0c"], 131072);
   EXPECT_EQ(r.ctx.stats.count("onchip_bytes_l0a"), 0u);
+}
+
+TEST(MemoryPlanning, UnusedBuffersTakeNoBytes) {
+  // Upstream's rms_norm declares cast staging tiles that its float path never touches
+  // (tile-ai/tilelang-ascend examples/normalization/rms_norm.py, a_ub_0 and a_ub_1).
+  const std::string in = std::string(kPlanningHeader) +
+                         "launch(1, threads=0) (%cid, %vid) {\n"
+                         "  alloc %ub_0: ub float32[64, 64]\n"
+                         "  alloc %ub_1: ub float32[64, 64]\n"
+                         "  alloc %ub_2: ub float32[64, 64]\n"
+                         "  copy(%ub_2, %p0)\n"
+                         "  copy(%p0, %ub_2)\n"
+                         "}\n";
+  for (bool planning : {false, true}) {
+    PassRunner r;
+    r.ctx.configs.memory_planning = r.ctx.configs.auto_sync = planning;
+    std::string out = r.Run(MemoryPlanning, in);
+    EXPECT_NE(out.find("alloc %ub_0: ub float32[64, 64]\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("alloc %ub_2: ub float32[64, 64] @0\n"), std::string::npos) << out;
+    EXPECT_EQ(r.ctx.stats["onchip_bytes_ub"], 16384);
+    EXPECT_EQ(r.ctx.stats["unused_buffers"], 2);
+  }
 }
 
 TEST(MemoryPlanning, PadsFractalTilesAndAlignsL0Buffers) {
