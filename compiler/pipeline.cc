@@ -35,13 +35,13 @@ bool CvSync(const PassConfigs& c) { return c.auto_cv_combine && c.auto_cv_sync; 
 bool AutoSync(const PassConfigs& c) { return c.auto_sync; }
 
 constexpr PassInfo kPasses[] = {
-    {"infer_buffer_scope", 1, Always, passes::InferBufferScope,
+    {"infer_buffer_scope", 2, Always, passes::InferBufferScope,
      "alloc_shared -> L1 or UB, alloc_fragment -> L0A/L0B/L0C, by how each buffer is used"},
     {"squeeze_columns", 1, Always, passes::SqueezeColumns,
      "[R, 1] UB vectors used only by vector ops -> [R], dense like every [R] vector"},
     {"vid_reduction", 1, Always, passes::VidReduction,
      "threads=2: vector row tiles split between the two AIVs by data flow"},
-    {"lower_parallel", 1, Always, passes::LowerParallel,
+    {"lower_parallel", 2, Always, passes::LowerParallel,
      "T.Parallel element-wise loops -> tile vector ops on whole regions"},
     {"expand_composites", 1, Always, passes::ExpandComposites,
      "gemm_v0 -> L1->L0 loads into double-buffered L0 tiles + mma over K slices"},
@@ -55,7 +55,7 @@ constexpr PassInfo kPasses[] = {
      "ready and slot-free cross-core flags around every cube<->vector hand-off"},
     {"assign_cores", 1, Always, passes::AssignCores,
      "every tile op and sync in a cube or vector scope (T.Scope, or the kernel's only kind)"},
-    {"memory_planning", 3, Always, passes::MemoryPlanning,
+    {"memory_planning", 4, Always, passes::MemoryPlanning,
      "addresses for every on-chip buffer: alignment, fractal padding, capacity, reuse"},
     {"sync_insert", 2, AutoSync, passes::SyncInsert,
      "set/wait pairs and pipe barriers for every intra-core dependence"},

@@ -13,10 +13,23 @@
 // and never accessed lives at its Allocate only.
 //
 // Two buffers may share bytes exactly when their lifetimes are disjoint.
-// Pure function; thread-safe.
+//
+// LoopRule::kCrossingOnly is the data-flow refinement memory_planning falls back to when a
+// memory does not fit otherwise. A "fresh write" is a tile op that writes all of the buffer,
+// reads none of it and sits under no If that does not also hold every other access of the
+// buffer (only loops between them): no later access can see a value from before it. The accesses
+// split into segments, each from a fresh write (or the first access) to the last access before the
+// next fresh write; the buffer is live only in its segments. For each loop that accesses the
+// buffer, unless its first access inside the loop is a fresh write (so no value crosses the loop's
+// back edge), the segments that meet the loop merge into one spanning the whole loop. A segment
+// that leaves a loop (a read after it) needs no extension: every iteration rewrites the buffer
+// before a co-tenant could read it, and after the last iteration no co-tenant of the loop body
+// runs. Pure functions; thread-safe.
 #pragma once
 
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "compiler/ir/ir.h"
 
@@ -25,10 +38,16 @@ namespace tilejit::analysis {
 struct Lifetime {
   int first = 0;
   int last = 0;
-  bool Overlaps(const Lifetime& o) const { return first <= o.last && o.first <= last; }
+  // kCrossingOnly: the live segments, sorted and disjoint, within [first, last]; empty means
+  // all of [first, last].
+  std::vector<std::pair<int, int>> segments;
+  bool Overlaps(const Lifetime& o) const;
 };
 
+enum class LoopRule : uint8_t { kWholeLoops, kCrossingOnly };
+
 // The lifetime of every buffer allocated in `root` (keyed by node identity).
-std::unordered_map<const ir::BufferNode*, Lifetime> BufferLifetimes(const ir::Stmt& root);
+std::unordered_map<const ir::BufferNode*, Lifetime> BufferLifetimes(
+    const ir::Stmt& root, LoopRule rule = LoopRule::kWholeLoops);
 
 }  // namespace tilejit::analysis

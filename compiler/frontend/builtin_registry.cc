@@ -46,6 +46,8 @@ constexpr BuiltinRow Todo(std::string_view n, std::string_view note = {}) {
 constexpr BuiltinRow kRows[] = {
     // T.*: host helpers.
     Host("T.ceildiv", H::kCeilDiv, "a, b"),
+    Host("T.use_swizzle", H::kUseSwizzle,
+         "cid, m, n, k, block_m, block_n, off=1, dir=0, in_loop=False"),
     Host("T.min", H::kMin, "a, b"),
     Host("T.max", H::kMax, "a, b"),
     Host("T.if_then_else", H::kIfThenElse, "cond, true_value, false_value"),
@@ -75,8 +77,10 @@ constexpr BuiltinRow kRows[] = {
     Stmt("T.Kernel", H::kKernel, "*blocks"),
     Stmt("T.Scope", H::kScope, "scope"),
     Stmt("T.serial", H::kSerialLoop, "start, stop=None"),
-    Stmt("T.Pipelined", H::kPipelinedLoop, "start, stop=None, num_stages=None"),
+    Stmt("T.Pipelined", H::kPipelinedLoop,
+         "start, stop=None, num_stages=None, cross_interval=None"),
     Stmt("T.Parallel", H::kParallelLoop, "*extents"),
+    Stmt("T.Persistent", H::kPersistentLoop, "domain, wave_size, index, group_size=8"),
     Alloc("T.alloc_shared", Scope::kShared),
     Alloc("T.alloc_fragment", Scope::kFragment),
     Alloc("T.alloc_L1", Scope::kL1),
@@ -168,6 +172,9 @@ constexpr BuiltinRow kRows[] = {
     Deco("tilelang.jit", H::kJit),
     {"tilelang.PassConfigKey", C::kHost, H::kNone, "", {}, {}, {}, {}},
     Alias("tilelang.cdiv", "T.ceildiv"),
+    Host("tilelang.math.next_power_of_2", H::kNextPowerOf2, "x"),
+    Alias("tilelang.math.cdiv", "T.ceildiv"),
+    Alias("tilelang.next_power_of_2", "tilelang.math.next_power_of_2"),
     Alias("tvm.DataType", "DataType"),
     Stmt("range", H::kSerialLoop, "start, stop=None, step=None"),
     Host("len", H::kLen, "obj"),
@@ -185,8 +192,6 @@ constexpr BuiltinRow kRows[] = {
     Host("tilelang.intrinsics.make_nz_layout", H::kLayout, "buf"),
     // Real TileLang names not supported yet.
     Todo("T.symbolic", "dynamic shapes"),
-    Todo("T.Persistent"),
-    Todo("T.use_swizzle"),
     Todo("T.printf", "device-side printing"),
     Todo("T.dump_tensor", "device-side printing"),
     Todo("T.sync_all", "an all-core barrier"),
@@ -226,6 +231,7 @@ constexpr ModulePrefix kModules[] = {
     {"tvm.tir", "tvm."},
     {"tilelang.tvm", "tvm."},
     {"tilelang.intrinsics", "tilelang.intrinsics."},
+    {"tilelang.math", "tilelang.math."},
 };
 
 // One default value as written in a signature.
@@ -326,6 +332,7 @@ std::optional<std::string> ResolveSubmodule(std::string_view module, std::string
   if (module == "tvm" && attr == "tir") return std::string("tvm.tir");
   if (module == "tilelang" && attr == "tvm") return std::string("tilelang.tvm");
   if (module == "tilelang" && attr == "intrinsics") return std::string("tilelang.intrinsics");
+  if (module == "tilelang" && attr == "math") return std::string("tilelang.math");
   return std::nullopt;
 }
 

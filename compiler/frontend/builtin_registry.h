@@ -37,6 +37,8 @@ enum class BuiltinHandler : uint8_t {
   kNone,  // not callable (unsupported names, namespaces such as tilelang.PassConfigKey)
   // Host: value in, value out.
   kCeilDiv,
+  kUseSwizzle,    // T.use_swizzle: a task index -> the tile of CATLASS's block swizzle
+  kNextPowerOf2,  // tilelang.math.next_power_of_2: 1 << (x - 1).bit_length()
   kMin,
   kMax,
   kIfThenElse,
@@ -62,6 +64,7 @@ enum class BuiltinHandler : uint8_t {
   kSerialLoop,  // T.serial, range
   kPipelinedLoop,
   kParallelLoop,
+  kPersistentLoop,    // T.Persistent: every wave_size-th tile of a grid
   kAlloc,             // the row's scope says where
   kTileOp,            // the row's op says what; its IR family says how it is traced
   kRowExpand,         // row_expand_*: the row's binary op with a per-row [R] second operand

@@ -3,6 +3,7 @@
 // if_then_else, infinity, cast, exp, ...) and the Python builtins kernels use. On host
 // constants they compute; on runtime values they build IR. Arguments arrive bound to the
 // row's signature (EvalHostBuiltin binds them once).
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -171,6 +172,17 @@ std::optional<Value> Evaluator::EvalHostBuiltin(const BuiltinRow& row, const Exp
   switch (row.handler) {
     case BuiltinHandler::kCeilDiv:
       return CeilDiv(*x, *(*b)[1], loc);
+    case BuiltinHandler::kUseSwizzle:
+      return UseSwizzle(*b, loc);
+    case BuiltinHandler::kNextPowerOf2: {
+      if (x->kind != ValueKind::kInt || x->i < -(int64_t{1} << 61) || x->i > (int64_t{1} << 61)) {
+        diag_->Error(loc) << name << "() needs an int within +-2^61, not " << Repr(*x);
+        return std::nullopt;
+      }
+      // Python's (x - 1).bit_length() counts the bits of |x - 1|.
+      const uint64_t m = x->i - 1 < 0 ? static_cast<uint64_t>(1 - x->i) : x->i - 1;
+      return Value::Int(int64_t{1} << std::bit_width(m));
+    }
     case BuiltinHandler::kMin:
     case BuiltinHandler::kMax:
       return MinMax(row, sig.variadic ? args : std::vector<Value>{*x, *(*b)[1]}, loc);

@@ -189,6 +189,8 @@ class Evaluator {
                                        const std::vector<Value>& args, const KwArgs& kwargs);
   // Host handlers (host_builtins.cc).
   std::optional<Value> CeilDiv(const Value& x, const Value& y, SourceLoc loc);
+  // T.use_swizzle's bound arguments (host_swizzle.cc).
+  std::optional<Value> UseSwizzle(const BoundArgs& b, SourceLoc loc);
   std::optional<Value> MinMax(const BuiltinRow& row, std::vector<Value> vals, SourceLoc loc);
   std::optional<Value> MathUnary(const std::string& op, const Value& x, SourceLoc loc);
   std::optional<Value> Logical(bool is_and, const Value& x, const Value& y, SourceLoc loc);

@@ -7,8 +7,6 @@
 namespace tilejit::frontend {
 namespace {
 
-SourceLoc LocOr(const Value& v, SourceLoc dflt) { return v.loc.known() ? v.loc : dflt; }
-
 // The extents a corner of rank `rank` takes from `other`; nullopt when they cannot fit.
 std::optional<std::vector<int64_t>> CornerExtents(const ir::Region& other, size_t rank) {
   std::vector<int64_t> e = Extents(other);

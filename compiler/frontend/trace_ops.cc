@@ -29,8 +29,6 @@ std::string Join(const std::string_view (&list)[N]) {
   return out;
 }
 
-SourceLoc LocOr(const Value& v, SourceLoc dflt) { return v.loc.known() ? v.loc : dflt; }
-
 }  // namespace
 
 bool Tracer::TraceOpCall(const std::string& name, const Expr& call, const std::vector<Value>& args,
@@ -450,12 +448,18 @@ bool Tracer::ApplyRealShape(const std::string& name, const Value& real, int64_t 
   const int64_t full_out = src->ranges[per_row ? rank - 2 : rank - 1].extent;
   src->ranges[rank - 2].extent = want[0];
   src->ranges[rank - 1].extent = want[1];
-  // The destination's dimension of that extent: [R] / [R, 1] per row, [C] / [1, C] per column.
+  // The destination's dimension of that extent: [R] / [R, 1] per row, [C] / [1, C] per column;
+  // else a longer vector ([1, 8] for 4 rows, upstream's reduce_max_slice_buffer example) takes
+  // the results in its first elements.
+  const int64_t want_out = want[per_row ? 0 : 1];
   for (auto it = dst->ranges.rbegin(); it != dst->ranges.rend(); ++it) {
     if (it->extent == full_out) {
-      it->extent = want[per_row ? 0 : 1];
-      break;
+      it->extent = want_out;
+      return true;
     }
+  }
+  if (dst->TrimmedShape().size() == 1 && dst->ranges.back().extent >= want_out) {
+    dst->ranges.back().extent = want_out;
   }
   return true;
 }

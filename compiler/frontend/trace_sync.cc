@@ -9,8 +9,6 @@
 namespace tilejit::frontend {
 namespace {
 
-SourceLoc LocOr(const Value& v, SourceLoc dflt) { return v.loc.known() ? v.loc : dflt; }
-
 std::optional<ir::Pipe> PipeOf(const Value& v, bool allow_all, SourceLoc loc,
                                DiagnosticEngine& diag) {
   std::optional<ir::Pipe> p;

@@ -77,6 +77,10 @@ class Tracer : public Evaluator {
   bool BindTarget(const Expr& target, const Value& v, const ScopePtr& scope,
                   std::vector<ir::Stmt>* out, std::vector<std::pair<ir::Var, ir::Expr>>* lets);
   std::optional<ir::Stmt> TraceFor(const Stmt& s, const ScopePtr& scope);
+  // `for v0, v1 in T.Persistent(domain, wave_size, index, group_size)` (tracer_persistent.cc).
+  std::optional<ir::Stmt> TracePersistent(const Stmt& s, const BuiltinRow& row,
+                                          const std::vector<Value>& args, const KwArgs& kwargs,
+                                          const ScopePtr& scope);
   std::optional<ir::Stmt> TraceWith(const Stmt& s, const ScopePtr& scope);
   std::optional<ir::Stmt> TraceKernel(const Stmt& s, const Expr& call, const ScopePtr& scope);
   bool TraceExprStmt(const Stmt& s, const Expr& value, const ScopePtr& scope,

@@ -29,18 +29,20 @@ std::optional<ir::Stmt> Tracer::TraceFor(const Stmt& s, const ScopePtr& scope) {
       callee && callee->kind == ValueKind::kBuiltin ? FindBuiltin(callee->text) : nullptr;
   const BuiltinHandler kind = row ? row->handler : BuiltinHandler::kNone;
   if (kind != BuiltinHandler::kSerialLoop && kind != BuiltinHandler::kPipelinedLoop &&
-      kind != BuiltinHandler::kParallelLoop) {
+      kind != BuiltinHandler::kParallelLoop && kind != BuiltinHandler::kPersistentLoop) {
     if (row && row->cls == BuiltinClass::kUnsupported) {
       diag().Error(iter.loc) << NotSupportedText(*row);
     } else {
       diag().Error(iter.loc)
-          << "a kernel loop must iterate over T.serial, T.Pipelined, T.Parallel or range";
+          << "a kernel loop must iterate over T.serial, T.Pipelined, T.Parallel, T.Persistent "
+             "or range";
     }
     return std::nullopt;
   }
   std::vector<Value> args;
   KwArgs kwargs;
   if (!EvalArgs(iter, scope, &args, &kwargs)) return std::nullopt;
+  if (kind == BuiltinHandler::kPersistentLoop) return TracePersistent(s, *row, args, kwargs, scope);
   const Expr& target = *s.targets[0];
   auto body_scope = std::make_shared<Scope>(scope);
   if (kind == BuiltinHandler::kParallelLoop) {
@@ -122,6 +124,13 @@ std::optional<ir::Stmt> Tracer::TraceFor(const Stmt& s, const ScopePtr& scope) {
         return std::nullopt;
       }
       stages = static_cast<int>((*b)[2]->i);
+    }
+    // Upstream's cross-core pipeline spaces its cube/vector hand-offs by it; multi_buffer and
+    // cross_core_sync place tilejit's from the data flow, so only the result is the same.
+    if (const auto& ci = (*b)[3]; ci && !(IsIntValue(*ci) && ci->i == 1)) {
+      diag().Warning(ci->loc) << "T.Pipelined(cross_interval=" << Repr(*ci)
+                              << ") is ignored: tilejit orders the cube/vector hand-offs of a "
+                                 "pipelined loop from its data flow";
     }
   }
   if (target.kind != ExprKind::kName) {

@@ -108,6 +108,8 @@ struct FunctionValue {
 std::string TypeName(const Value& v);
 // Python repr of a constant ("64", "64.0", "'float16'", "[1, 2]", "{'a': True}").
 std::string Repr(const Value& v);
+// Where a diagnostic about `v` points: its own location when it has one, else `dflt`.
+inline SourceLoc LocOr(const Value& v, SourceLoc dflt) { return v.loc.known() ? v.loc : dflt; }
 
 // The element type a dtype value names ("float16", "float", DataType(...)); on anything else
 // an "unknown dtype" error at the value's location (else `fallback`) and nullopt.

@@ -16,6 +16,7 @@ constexpr std::array<std::string_view, 9> kScopeNames = {"gm",  "shared", "fragm
 std::optional<DType> ParseDType(std::string_view name) {
   if (name == "float") return DType::kFloat32;
   if (name == "half") return DType::kFloat16;
+  if (name == "int") return DType::kInt32;  // TVM's spelling, as "float" is float32
   return target::ParseElementType(name);
 }
 

@@ -214,9 +214,10 @@ class ScopeResolver {
     return it->second;
   }
 
-  // A copy-only shared buffer is L1 when all its partners are GM or cube memories and at
-  // least one is a cube memory, UB as soon as one partner is UB. Buffers still undecided at
-  // the fixpoint (copied only among themselves and GM) feed no cube work: UB.
+  // A copy-only shared buffer is L1 when all its partners are GM or cube memories other than
+  // L1 and at least one is a cube memory; UB as soon as one partner is UB or L1 (there is no
+  // L1 -> L1 path; UB -> L1 is staged through GM by legalize_copies). Buffers still undecided
+  // at the fixpoint (copied only among themselves and GM) feed no cube work: UB.
   void ResolveCopyOnly() {
     bool changed = true;
     while (changed) {
@@ -241,7 +242,7 @@ class ScopeResolver {
         all_known = false;
         continue;
       }
-      if (*s == MemScope::kUB) return MemScope::kUB;
+      if (*s == MemScope::kUB || *s == MemScope::kL1) return MemScope::kUB;
       any_cube = any_cube || IsCubeScope(*s);
     }
     if (all_known) return any_cube ? MemScope::kL1 : MemScope::kUB;

@@ -5,8 +5,9 @@
 //  - alloc_fragment -> L0A, L0B or L0C by its operand position in gemm_v0 / mma (A, B, C); a
 //    fragment no gemm uses -> L0C (the cube's accumulator tile).
 //  - alloc_shared -> L1 when it feeds cube work: it is operand A/B of a gemm (or mma), or it
-//    is only ever copied between GM and cube buffers (at least one of them a cube buffer);
-//    otherwise UB (vector work, scalar reads/writes, copies to or from UB, unused).
+//    is only ever copied between GM and cube buffers other than L1 (at least one of them a
+//    cube buffer); otherwise UB (vector work, scalar reads/writes, copies to or from UB or L1
+//    (no L1 -> L1 path exists; UB -> L1 is staged through GM), unused).
 //  - Diagnostics, at the alloc line with notes at the conflicting uses: a fragment in two
 //    operand positions (A of one gemm, C of another); a shared buffer used both by cube work
 //    and by vector work (the fix is two buffers and a copy, which legalize_copies stages).

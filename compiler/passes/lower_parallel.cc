@@ -85,8 +85,12 @@ void OpSink::Emit(ir::TileOpCode op, std::vector<ir::Operand> args, std::vector<
                   SourceLoc loc) {
   const ir::BufferNode* dst = std::get<ir::Region>(args[0]).buffer.get();
   std::vector<const ir::BufferNode*> reads;
+  bool gm = dst->scope == ir::MemScope::kGM;
   for (size_t i = 1; i < args.size(); ++i) {
-    if (const auto* r = std::get_if<ir::Region>(&args[i])) reads.push_back(r->buffer.get());
+    if (const auto* r = std::get_if<ir::Region>(&args[i])) {
+      reads.push_back(r->buffer.get());
+      gm = gm || r->buffer->scope == ir::MemScope::kGM;
+    }
     if (const auto* e = std::get_if<ir::Expr>(&args[i])) {
       if (const auto* l = ir::TryAs<ir::LoadNode>(*e)) reads.push_back(l->buffer.get());
     }
@@ -94,21 +98,28 @@ void OpSink::Emit(ir::TileOpCode op, std::vector<ir::Operand> args, std::vector<
   if (barriers_) {
     bool hazard = read_.count(dst) > 0 || written_.count(dst) > 0;
     for (const ir::BufferNode* b : reads) hazard = hazard || written_.count(b) > 0;
-    if (hazard) {
-      stmts_.push_back(
-          std::make_shared<ir::BarrierNode>(ir::Pipe::kV, loc, ir::SyncOrigin::kCompiler));
-      ctx_.Count("barriers");
-      read_.clear();
-      written_.clear();
-    }
+    // A staging copy with GM runs on an MTE pipe: only barrier(all) orders it with the
+    // vector pipe.
+    if (hazard) Barrier(gm || mte_since_barrier_ ? ir::Pipe::kAll : ir::Pipe::kV, loc);
     read_.insert(reads.begin(), reads.end());
     written_.insert(dst);
+    mte_since_barrier_ = mte_since_barrier_ || gm;
   }
   stmts_.push_back(ir::MakeTileOp(op, std::move(args), std::move(attrs), loc));
   ctx_.Count("tile_ops");
 }
 
+void OpSink::Barrier(ir::Pipe pipe, SourceLoc loc) {
+  stmts_.push_back(std::make_shared<ir::BarrierNode>(pipe, loc, ir::SyncOrigin::kCompiler));
+  ctx_.Count("barriers");
+  read_.clear();
+  written_.clear();
+  mte_since_barrier_ = false;
+}
+
 std::vector<ir::Stmt> OpSink::Take() {
+  // A later nest may reuse a temporary a staging copy still reads or writes.
+  if (barriers_ && mte_since_barrier_) Barrier(ir::Pipe::kAll, stmts_.back()->loc);
   read_.clear();
   written_.clear();
   return std::exchange(stmts_, {});

@@ -20,18 +20,23 @@
 //  - unary minus -> mul by -1; exp log sqrt rsqrt abs -> exp ln sqrt rsqrt abs; cast -> cast
 //    (CAST_TRUNC from float to integer, else CAST_RINT);
 //  - T.if_then_else(a cmp b, t, f) -> compare into a uint8 mask temporary + select.
+// GM operands are staged (upstream's automatic copies): an element-wise read of a GM region
+// is a copy into a UB temporary first; a store to GM computes the value in a UB tile (the
+// operand itself when the value is one UB region) and copies it out.
 // Intermediate values live in UB temporaries (new Allocates at the start of the launch body,
 // pooled by shape and dtype and reused by later stores). A store whose value reads the
 // destination buffer at another position is computed into a temporary and copied, since
 // vector ops only allow exact in-place operands. Statements of one nest run in order.
 // With AUTO_SYNC off (Expert mode) the pass orders the hazards it creates itself: a
-// barrier(v) goes between two generated ops that touch a common buffer where one writes it.
+// barrier(v) goes between two generated ops that touch a common buffer where one writes it
+// (barrier(all) when a staging copy is involved, and after a nest's last staging copy).
 // With AUTO_SYNC on sync_insert does that.
 //
-// Not lowerable, each a diagnostic naming the construct: a store outside UB (e.g. to GM), an
+// Not lowerable, each a diagnostic naming the construct: a store outside UB and GM (L1), a
+// GM read by row or column only, an
 // index that is not `loop var + invariant offset`, a store that does not use every loop var
 // (a reduction pattern), loop vars in another order than the nest (a transpose), an
-// element-wise read of a non-UB buffer, the loop var used as a value, operators without a
+// element-wise read of an L1 or L0 buffer, the loop var used as a value, operators without a
 // vector op (//, %, logic), mixed tile dtypes, a per-row operand combined with a per-column
 // one, a condition that is not one comparison, other statements in the nest, deeper nests.
 // Statistics: "nests_lowered", "tile_ops", "barriers", "temp_bytes" (UB bytes of new temps).

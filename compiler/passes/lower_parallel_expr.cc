@@ -126,7 +126,7 @@ std::optional<TileOpCode> BinaryTileOp(ir::BinaryOp op) {
 bool StoreLowerer::Lower(const ir::StoreNode& store) {
   loc_ = store.loc;
   const ir::Buffer& b = store.buffer;
-  if (b->scope != ir::MemScope::kUB) {
+  if (b->scope != ir::MemScope::kUB && b->scope != ir::MemScope::kGM) {
     ctx_.diag->Error(store.loc) << "T.Parallel store to " << ir::MemScopeName(b->scope)
                                 << " buffer " << Quoted(b)
                                 << " cannot become a vector op: vector ops write UB only; store "
@@ -142,10 +142,24 @@ bool StoreLowerer::Lower(const ir::StoreNode& store) {
                                    "pattern or a repeated write); use reduce_sum/max/min";
     return false;
   }
+  if (b->scope == ir::MemScope::kGM) return LowerToGm(store, *dest);
   const bool direct = Trim(Extents(*dest)) == Trim(nest_.Shape(Cls::kFull)) &&
                       !ReadsElsewhere(store.value, b, store.indices);
   std::optional<Value> v = LowerExpr(store.value, direct ? &*dest : nullptr);
   return v && Finish(store, *dest, *v);
+}
+
+bool StoreLowerer::LowerToGm(const ir::StoreNode& store, const ir::Region& dest) {
+  std::optional<Value> v = LowerExpr(store.value, nullptr);
+  if (!v) return false;
+  const ir::DType dt = store.buffer->dtype;
+  if (v->is_scalar || v->cls != Cls::kFull || v->dtype != dt) {
+    Value tile = Slot(Cls::kFull, dt, nullptr, nullptr, nullptr);
+    if (!Finish(store, tile.region, *v)) return false;
+    v = tile;
+  }
+  Emit(TileOpCode::kCopy, {dest, v->region});
+  return true;
 }
 
 std::optional<ir::Region> StoreLowerer::Access(const ir::Buffer& b,
@@ -236,7 +250,8 @@ std::optional<Value> StoreLowerer::LowerScalar(const ir::Expr& e) {
 
 std::optional<Value> StoreLowerer::LowerLoad(const ir::LoadNode& load) {
   const ir::Buffer& b = load.buffer;
-  if (b->scope != ir::MemScope::kUB) {
+  const bool gm = b->scope == ir::MemScope::kGM;
+  if (b->scope != ir::MemScope::kUB && !gm) {
     ctx_.diag->Error(loc_) << "T.Parallel reads " << ir::MemScopeName(b->scope) << " buffer "
                            << Quoted(b) << " element-wise; copy it into a UB tile first";
     return std::nullopt;
@@ -244,6 +259,13 @@ std::optional<Value> StoreLowerer::LowerLoad(const ir::LoadNode& load) {
   Cls cls = Cls::kFull;
   std::optional<ir::Region> r = Access(b, load.indices, loc_, &cls);
   if (!r) return std::nullopt;
+  if (gm) {  // staged into a UB tile (upstream's automatic copy)
+    if (cls == Cls::kFull) return Staged(*r, cls, b->dtype);
+    ctx_.diag->Error(loc_) << "T.Parallel reads gm buffer " << Quoted(b) << " by "
+                           << (cls == Cls::kRow ? "row" : "column")
+                           << " only; copy it into a UB vector first";
+    return std::nullopt;
+  }
   std::vector<int64_t> ext = Extents(*r);
   bool canonical = false;
   switch (cls) {

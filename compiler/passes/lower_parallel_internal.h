@@ -61,7 +61,8 @@ class TempPool {
 
 // Collects the generated statements of one nest. With `barriers` (Expert mode) it puts a
 // barrier(v) before an op that reads a buffer written, or writes a buffer read or written,
-// by an op since the previous barrier.
+// by an op since the previous barrier; barrier(all) instead when a staging copy with GM is
+// among them, and at the end of a nest that has an unbarriered one.
 class OpSink {
  public:
   OpSink(PassContext& ctx, bool barriers) : ctx_(ctx), barriers_(barriers) {}
@@ -70,10 +71,13 @@ class OpSink {
   std::vector<ir::Stmt> Take();
 
  private:
+  void Barrier(ir::Pipe pipe, SourceLoc loc);
+
   PassContext& ctx_;
   bool barriers_;
   std::vector<ir::Stmt> stmts_;
   std::set<const ir::BufferNode*> read_, written_;  // membership only, never iterated
+  bool mte_since_barrier_ = false;                  // a GM copy since the last barrier
 };
 
 // Lowers the stores of one nest, in order. Each method returns false (or nullopt) after a
@@ -85,6 +89,8 @@ class StoreLowerer {
   bool Lower(const ir::StoreNode& store);
 
  private:
+  // A store to GM: the value in a UB tile, then a copy out (upstream's automatic copy).
+  bool LowerToGm(const ir::StoreNode& store, const ir::Region& dest);
   std::optional<ir::Region> Access(const ir::Buffer& b, const std::vector<ir::Expr>& indices,
                                    SourceLoc loc, Cls* cls);
   std::optional<Value> LowerExpr(const ir::Expr& e, const ir::Region* into);

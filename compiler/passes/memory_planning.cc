@@ -15,6 +15,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "compiler/analysis/buffer_access.h"
@@ -90,6 +91,7 @@ class MemoryPlanner {
       }
       pool.life.first = std::min(pool.life.first, item.life.first);
       pool.life.last = std::max(pool.life.last, item.life.last);
+      pool.life.segments.clear();  // the pool lives over the hull of its members
     }
   }
   // Every buffer with its planned address, each compiler scratch buffer at the pool's.
@@ -107,7 +109,19 @@ class MemoryPlanner {
 
   // Places every item; returns false after reporting a diagnostic. With `reuse`, items
   // whose lifetimes are disjoint may share bytes.
-  bool Plan(bool reuse) { return CheckAnnotations() && (reuse ? PlaceWithReuse() : PlaceOthers()); }
+  bool Plan(bool reuse) {
+    annotated_.clear();
+    for (Item& it : items_) it.address = -1;
+    return CheckAnnotations() && (reuse ? PlaceWithReuse() : PlaceOthers());
+  }
+  // Whether Plan(true) would succeed; reports nothing.
+  bool FitsWithReuse() {
+    DiagnosticEngine quiet(ctx_.diag->sources());
+    DiagnosticEngine* real = std::exchange(ctx_.diag, &quiet);
+    const bool ok = Plan(true);
+    ctx_.diag = real;
+    return ok;
+  }
 
   int64_t HighWater() const {
     int64_t hw = 0;
@@ -287,38 +301,50 @@ Result<ir::Kernel> MemoryPlanning(const ir::Kernel& kernel, PassContext& ctx) {
   const bool reuse = ctx.configs.memory_planning && ctx.configs.auto_sync;
   AllocCollector collector;
   collector.Visit(kernel.body);
-  std::unordered_map<const ir::BufferNode*, analysis::Lifetime> lifetimes;
-  if (reuse) lifetimes = analysis::BufferLifetimes(kernel.body);
-
-  std::vector<MemoryPlanner> planners;
-  for (target::Mem m : kPlacedMems) planners.emplace_back(m, CapacityOf(*ctx.target, m), ctx);
   std::unordered_set<const ir::BufferNode*> accessed;
   for (const analysis::TracedAccess& a : analysis::TraceAccesses(kernel.body).accesses)
     accessed.insert(a.access.buffer);
+  std::vector<const ir::AllocateNode*> allocs;  // the on-chip ones that take bytes
   for (const ir::AllocateNode* alloc : collector.allocs) {
     const ir::Buffer& b = alloc->buffer;
     if (b->scope == ir::MemScope::kLocalVar || b->scope == ir::MemScope::kGM) continue;
-    if (!accessed.count(b.get()) && !b->address) {
-      ctx.Count("unused_buffers");  // no bytes, no address: nothing reads or writes it
-      continue;
-    }
     if (!IsPlacedScope(b->scope)) {
       ctx.diag->Error(alloc->loc) << "buffer " << Quoted(b) << " still has the unresolved scope "
                                   << ir::MemScopeName(b->scope)
                                   << "; memory planning needs l1, l0a, l0b, l0c or ub";
-      continue;
+    } else if (!accessed.count(b.get()) && !b->address) {
+      ctx.Count("unused_buffers");  // no bytes, no address: nothing reads or writes it
+    } else {
+      allocs.push_back(alloc);
     }
-    target::Mem mem = ir::MemOf(b->scope);
-    auto& planner =
-        planners[std::find(kPlacedMems.begin(), kPlacedMems.end(), mem) - kPlacedMems.begin()];
-    analysis::Lifetime life = reuse ? lifetimes.at(b.get()) : analysis::Lifetime{};
-    planner.Add(Item{b, alloc->loc, ir::LayoutOf(*b, *ctx.target), life});
   }
   if (ctx.diag->has_errors()) return ctx.diag->ToStatus();
 
+  using Lifetimes = std::unordered_map<const ir::BufferNode*, analysis::Lifetime>;
+  Lifetimes whole_loops, crossing_only;
+  if (reuse) whole_loops = analysis::BufferLifetimes(kernel.body);
+  auto planner_for = [&](target::Mem mem, const Lifetimes& lives) {
+    MemoryPlanner planner(mem, CapacityOf(*ctx.target, mem), ctx);
+    for (const ir::AllocateNode* alloc : allocs) {
+      const ir::Buffer& b = alloc->buffer;
+      if (ir::MemOf(b->scope) != mem) continue;
+      planner.Add(Item{b, alloc->loc, ir::LayoutOf(*b, *ctx.target),
+                       reuse ? lives.at(b.get()) : analysis::Lifetime{}});
+    }
+    return planner;
+  };
   ir::BufferMap placed;
-  for (MemoryPlanner& planner : planners) {
-    if (planner.empty()) continue;
+  for (target::Mem mem : kPlacedMems) {
+    MemoryPlanner coarse = planner_for(mem, whole_loops);
+    if (coarse.empty()) continue;
+    // When the coarse lifetimes do not fit, buffers of one loop body may share bytes if no
+    // value crosses iterations (buffer_lifetimes.h); upstream's sparse flash attention needs
+    // it for its two L0C tiles.
+    const bool refine = reuse && !coarse.FitsWithReuse();
+    if (refine && crossing_only.empty())
+      crossing_only = analysis::BufferLifetimes(kernel.body, analysis::LoopRule::kCrossingOnly);
+    MemoryPlanner planner = refine ? planner_for(mem, crossing_only) : std::move(coarse);
+    if (refine) ctx.Count("crossing_only_" + std::string(target::MemName(mem)));
     if (!planner.Plan(reuse)) continue;  // diagnosed; keep checking the other memories
     ctx.Count("onchip_bytes_" + std::string(target::MemName(planner.mem())), planner.HighWater());
     for (const auto& [b, address] : planner.Placements()) {

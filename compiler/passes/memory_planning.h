@@ -25,14 +25,17 @@
 //    as far apart in program order as space allows (memory_planning_internal.h): a buffer
 //    born right after the death of the one whose bytes it took must wait for that one's last
 //    access. sync_insert runs after this pass and orders accesses by address, so shared bytes
-//    are synchronised.
+//    are synchronised. A memory that does not fit is planned again with
+//    analysis::LoopRule::kCrossingOnly lifetimes (tiles of one loop body rewritten whole each
+//    iteration may share bytes).
 //  - otherwise sequential, per memory in allocation order, with no reuse: every buffer goes at
 //    the lowest aligned offset at or after the end of the previously placed one that does not
 //    collide with an annotated buffer. With MEMORY_PLANNING on and AUTO_SYNC off a warning
 //    says why there is no reuse (the author's syncs cannot order a reuse they do not know of).
 //
 // Statistics: "onchip_bytes_<mem>" (l1, l0a, l0b, l0c, ub) = the high-water mark of a memory
-// (the end of its highest buffer), for each memory that has a buffer; "unused_buffers".
+// (the end of its highest buffer), for each memory that has a buffer; "unused_buffers";
+// "crossing_only_<mem>" when a memory needed the refined lifetimes.
 // Pure function of its inputs; see pass.h for the pass contract and thread safety.
 #pragma once
 

@@ -20,10 +20,10 @@ using ir::Buffer;
 using ir::BufferNode;
 using ir::TileOpFamily;
 
-// The first use that keeps a buffer [R, 1].
+// The first use that keeps a buffer, and with it every buffer element-wise with it, [R, 1].
 struct Kept {
   SourceLoc loc;
-  std::string why;
+  std::string why;  // "the copy of 'x' here"
 };
 
 bool IsCandidate(const BufferNode& b) {
@@ -31,14 +31,30 @@ bool IsCandidate(const BufferNode& b) {
          !b.address && !b.compiler_made;
 }
 
+// An [R, 1] region (R > 1) after dropping leading unit dims.
+bool IsColumn(const ir::Region& r) {
+  std::vector<int64_t> s = r.TrimmedShape();
+  return s.size() == 2 && s[1] == 1 && s[0] > 1;
+}
+
+bool IsElementwise(TileOpFamily f) {
+  return f == TileOpFamily::kBinary || f == TileOpFamily::kUnary || f == TileOpFamily::kCast ||
+         f == TileOpFamily::kAxpy;
+}
+
+bool IsUbCopy(const ir::TileOpNode& op) {
+  if (op.op != ir::TileOpCode::kCopy) return false;
+  for (const ir::Operand& a : op.args) {
+    const auto* r = std::get_if<ir::Region>(&a);
+    if (r == nullptr || r->buffer->scope != ir::MemScope::kUB) return false;
+  }
+  return true;
+}
+
 // Whether operand `i` of `op` may be an [R] where the kernel wrote an [R, 1].
 bool TakesVector(const ir::TileOpNode& op, size_t i) {
   switch (ir::TileOpFamilyOf(op.op)) {
     case TileOpFamily::kFill:
-    case TileOpFamily::kBinary:
-    case TileOpFamily::kUnary:
-    case TileOpFamily::kCast:
-    case TileOpFamily::kAxpy:
     case TileOpFamily::kIndex:
       return true;
     case TileOpFamily::kBroadcast:
@@ -46,53 +62,112 @@ bool TakesVector(const ir::TileOpNode& op, size_t i) {
     case TileOpFamily::kReduce:
       return i == 0;
     default:
-      return false;
+      return IsElementwise(ir::TileOpFamilyOf(op.op)) || IsUbCopy(op);
   }
 }
 
 bool IsZero(const ir::Expr& e) { return ir::AsConstInt(e) == 0; }
 
+std::string Quoted(const BufferNode& b) { return "'" + b.name + "'"; }
+
+// Candidates, the uses that keep them and the element-wise links between them: the column
+// operands of one element-wise op (or UB copy) are squeezed together or not at all.
 class UseScan : public ir::Visitor {
  public:
-  std::vector<Buffer> candidates;  // in allocation order
-  std::unordered_map<const BufferNode*, std::optional<Kept>> kept;
+  // After the walk: the reason the component of candidate `b` keeps [R, 1] (the first kept
+  // member's, in allocation order); nullptr when it is squeezed or `b` is no candidate.
+  const Kept* KeptOf(const BufferNode& b) {
+    if (root_kept_.empty()) {
+      root_kept_.assign(candidates_.size(), nullptr);
+      for (size_t i = 0; i < kept_.size(); ++i) {
+        const Kept*& k = root_kept_[Find(i)];
+        if (kept_[i] && k == nullptr) k = &*kept_[i];
+      }
+    }
+    auto it = slot_.find(&b);
+    return it == slot_.end() ? nullptr : root_kept_[Find(it->second)];
+  }
+  const std::vector<Buffer>& candidates() const { return candidates_; }
 
  protected:
   void VisitAllocate(const ir::AllocateNode& op) override {
     if (IsCandidate(*op.buffer)) {
-      candidates.push_back(op.buffer);
-      kept[op.buffer.get()];
+      slot_[op.buffer.get()] = candidates_.size();
+      candidates_.push_back(op.buffer);
+      parent_.push_back(parent_.size());
+      kept_.emplace_back();
     }
     ir::Visitor::VisitAllocate(op);
   }
   void VisitTileOp(const ir::TileOpNode& op) override {
+    const std::string name(ir::TileOpName(op.op));
+    const bool linked = IsElementwise(ir::TileOpFamilyOf(op.op)) || IsUbCopy(op);
+    std::vector<const ir::Region*> columns;
     for (size_t i = 0; i < op.args.size(); ++i) {
       const auto* r = std::get_if<ir::Region>(&op.args[i]);
       if (r == nullptr) continue;
+      const std::string of = " of " + Quoted(*r->buffer) + " here";
       if (!TakesVector(op, i)) {
-        Keep(*r->buffer, op.loc, "its " + std::string(ir::TileOpName(op.op)) + " here");
+        Keep(*r->buffer, op.loc, "the " + name + of);
       } else if (!IsZero(r->ranges.back().min)) {
-        Keep(*r->buffer, op.loc, "a region of its column at a computed offset here");
+        Keep(*r->buffer, op.loc, "the " + name + " at a column offset" + of);
       }
+      if (linked && IsColumn(*r)) columns.push_back(r);
     }
+    Link(op, name, columns);
     ir::Visitor::VisitTileOp(op);
   }
   void VisitLoad(const ir::LoadNode& op) override {
-    if (!IsZero(op.indices.back()))
-      Keep(*op.buffer, op.loc, "an element load with a column index here");
+    if (!IsZero(op.indices.back())) {
+      Keep(*op.buffer, op.loc, "the load with a column index from " + Quoted(*op.buffer) + " here");
+    }
     ir::Visitor::VisitLoad(op);
   }
   void VisitStore(const ir::StoreNode& op) override {
-    if (!IsZero(op.indices.back()))
-      Keep(*op.buffer, op.loc, "an element store with a column index here");
+    if (!IsZero(op.indices.back())) {
+      Keep(*op.buffer, op.loc, "the store with a column index to " + Quoted(*op.buffer) + " here");
+    }
     ir::Visitor::VisitStore(op);
   }
 
  private:
-  void Keep(const BufferNode& b, SourceLoc loc, std::string why) {
-    auto it = kept.find(&b);
-    if (it != kept.end() && !it->second) it->second = Kept{loc, std::move(why)};
+  size_t Find(size_t i) {
+    while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
+    return i;
   }
+  void Keep(const BufferNode& b, SourceLoc loc, std::string why) {
+    auto it = slot_.find(&b);
+    if (it != slot_.end() && !kept_[it->second]) kept_[it->second] = Kept{loc, std::move(why)};
+  }
+  // Columns of one op: candidates join one component; a column that cannot be squeezed (of a
+  // wider buffer) keeps them all.
+  void Link(const ir::TileOpNode& op, const std::string& name,
+            const std::vector<const ir::Region*>& columns) {
+    const ir::Region* fixed = nullptr;
+    std::optional<size_t> first;
+    for (const ir::Region* c : columns) {
+      auto it = slot_.find(c->buffer.get());
+      if (it == slot_.end()) {
+        fixed = fixed ? fixed : c;
+      } else if (!first) {
+        first = it->second;
+      } else {
+        parent_[Find(it->second)] = Find(*first);
+      }
+    }
+    if (fixed == nullptr || !first) return;
+    for (const ir::Region* c : columns) {
+      Keep(*c->buffer, op.loc,
+           "the " + name + " with " + Quoted(*fixed->buffer) +
+               " (an [R, 1] part of a larger buffer) here");
+    }
+  }
+
+  std::vector<Buffer> candidates_;  // in allocation order
+  std::unordered_map<const BufferNode*, size_t> slot_;
+  std::vector<size_t> parent_;
+  std::vector<std::optional<Kept>> kept_;
+  std::vector<const Kept*> root_kept_;  // by component root, filled by the first KeptOf
 };
 
 class Squeezer : public ir::Mutator {
@@ -144,7 +219,7 @@ bool RowAgainstColumn(const ir::Region& a, const ir::Region& b) {
 // destination with an [n] second source of a binary op stays legal: one value per row.
 class MixedShapeCheck : public ir::Visitor {
  public:
-  MixedShapeCheck(const UseScan& scan, PassContext& ctx) : scan_(scan), ctx_(ctx) {}
+  MixedShapeCheck(UseScan& scan, PassContext& ctx) : scan_(scan), ctx_(ctx) {}
 
  protected:
   void VisitTileOp(const ir::TileOpNode& op) override {
@@ -168,24 +243,24 @@ class MixedShapeCheck : public ir::Visitor {
 
  private:
   void Report(const ir::TileOpNode& op, const ir::Region& row, const ir::Region& column) {
-    auto it = scan_.kept.find(column.buffer.get());
-    const std::string col = "'" + column.buffer->name + "'";
-    auto err = ctx_.diag->Error(op.loc);
-    std::string why = "it is a column of a wider buffer";
-    if (it != scan_.kept.end() && it->second) {
-      err.Note(it->second->loc, col + " keeps its [n, 1] layout for " + it->second->why);
+    const std::string col = Quoted(*column.buffer);
+    const Kept* kept = scan_.KeptOf(*column.buffer);
+    std::string why = "it is an [R, 1] part of a larger buffer";
+    if (kept != nullptr) {
       why = "it needs one value per 32-byte UB row elsewhere";
     } else if (column.buffer->address) {
       why = "its address is annotated";
     }
-    err << ir::TileOpName(op.op) << " pairs '" << row.buffer->name << "' "
+    auto err = ctx_.diag->Error(op.loc);
+    if (kept != nullptr) err.Note(kept->loc, col + " keeps its [R, 1] layout for " + kept->why);
+    err << ir::TileOpName(op.op) << " pairs " << Quoted(*row.buffer) << " "
         << ShapeText(row.TrimmedShape()) << " with " << col << " "
         << ShapeText(column.TrimmedShape()) << " element by element, which needs " << col
         << " to be " << ShapeText(row.TrimmedShape()) << "; it cannot be: " << why
         << " (declare the two alike)";
   }
 
-  const UseScan& scan_;
+  UseScan& scan_;
   PassContext& ctx_;
 };
 
@@ -195,8 +270,8 @@ Result<ir::Kernel> SqueezeColumns(const ir::Kernel& kernel, PassContext& ctx) {
   UseScan scan;
   scan.Visit(kernel.body);
   ir::BufferMap squeezed;
-  for (const Buffer& b : scan.candidates) {
-    if (scan.kept.at(b.get())) continue;
+  for (const Buffer& b : scan.candidates()) {
+    if (scan.KeptOf(*b) != nullptr) continue;
     BufferNode node = *b;
     node.shape.pop_back();
     squeezed[b.get()] = ir::MakeBuffer(std::move(node));

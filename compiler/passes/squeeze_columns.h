@@ -9,11 +9,14 @@
 // buffer takes R * element bytes instead of R * 32.
 //
 //  - A use that keeps the buffer squeezable: any operand of fill, createvecindex, the
-//    element-wise binary and unary ops, cast and axpy; the source of a broadcast; the
-//    destination of a reduction; an element load or store (`m[i, 0]` -> `m[i]`).
-//  - Anything else keeps [R, 1]: a copy (a DMA writes whole 32-byte blocks per row), compare
-//    and select (their masks are per row), gather, transpose, a cube op; so does a buffer
-//    with an author-given address.
+//    element-wise binary and unary ops, cast, axpy and a UB -> UB copy; the source of a
+//    broadcast; the destination of a reduction; an element load or store (`m[i, 0]`).
+//  - Anything else keeps [R, 1]: a copy with another memory (a DMA writes whole 32-byte
+//    blocks per row), compare and select (their masks are per row), gather, transpose, cube
+//    work, a column offset other than 0, an author-given address.
+//  - The [R, 1] operands of one element-wise op or UB copy are squeezed together or not at
+//    all (a component): one kept member, or an [R, 1] part of a larger buffer among them
+//    (`r[i, :, :]` of an [S, R, 1] buffer), keeps the whole component.
 //  - Rewrite: alloc [R, 1] -> [R]; every region drops its last range ([a:+n, 0:+1] ->
 //    [a:+n]); every load and store drops its last index.
 //  - Diagnostic: an element-wise op left with an [R] and an [R, 1] operand, at the op, with a

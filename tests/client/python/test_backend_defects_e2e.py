@@ -58,3 +58,16 @@ def test_developer_kernels_without_pass_configs_are_never_an_internal_error(tile
     d = info.value.diagnostics[0]
     assert d.file.endswith("backend_defects.py") and d.severity == "error"
     assert "TL_ASCEND_AUTO_CV_COMBINE" in d.message and "internal" not in str(info.value)
+
+
+def test_tiles_of_one_loop_body_share_bytes_when_only_that_fits(tilejitd, monkeypatch):
+    """Two UB tiles of one loop body that fit only at the same address (memory_planning's
+    fallback lifetimes) give the right values, and the checked run finds no race: the
+    second tile waits for the first one's last use, every iteration (upstream's sparse flash
+    attention compiles this way)."""
+    monkeypatch.setenv("TILEJIT_CHECK", "1")
+    rng = np.random.default_rng(8)
+    a, c = (rng.uniform(-1, 1, (512, 128)).astype(np.float32) for _ in range(2))
+    b, d = backend_defects.two_loop_tiles_filling_ub()(a, c)
+    np.testing.assert_array_equal(b, a + 1)
+    np.testing.assert_array_equal(d, c * 2)

@@ -241,6 +241,9 @@ def test_device_only_names_raise_when_called():
     with pytest.raises(tilelang.DeviceOnlyError):
         T.float16(0)
     assert T.ceildiv(10, 4) == 3 and T.min(3, 2) == 2 and T.max(3, 2) == 3
+    # TVM folds these to IntImm / FloatImm: upstream's fa_opt examples read T.min(...).value.
+    assert T.min(7, 4).value == 4 and T.ceildiv(10, 4).value == 3 and T.max(1.5, 0.5).value == 1.5
+    assert type(T.min(7, 4).value) is int and value(T.min(7, 4)) == ("i", 4)
     assert tilelang.cdiv(9, 4) == 3 and tilelang.next_power_of_2(17) == 32
     assert tilelang.DataType("float16").bits == 16 and tilelang.DataType("float").bits == 32
     assert T.Tensor((4, 8), "float16").shape == (4, 8) and T.float == "float32"

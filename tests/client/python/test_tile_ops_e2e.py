@@ -223,6 +223,19 @@ def test_reduce_real_shape(tilejitd, name, dtype, positional):
     np.testing.assert_allclose(np.asarray(got, np.float32), want, **tol)
 
 
+@pytest.mark.parametrize("name", sorted(REDUCE))
+def test_reduce_real_shape_into_a_longer_vector(tilejitd, name):
+    """A destination longer than the reduced rows takes the results in its first elements
+    (upstream's examples/reduce/example_row_reduce_max_slice_buffer.py: [4, 4] of a [4, 8]
+    tile into a [1, 8] row, compared on output[:, :4])."""
+    shape, rows, cols = (16, 64), 11, 40
+    a = _input(shape, "float32", False, 18)
+    want = np.zeros(32, np.float32)
+    want[:rows] = REDUCE[name](a[:rows, :cols], axis=-1)
+    got = tile_ops.reduce_real_shape(*shape, "float32", name, rows, cols, False, out=32)(a)
+    np.testing.assert_allclose(got, want, **TOL["float32"])
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("mode", ["EQ", "NE", "LT", "LE", "GT", "GE"])

@@ -91,6 +91,28 @@ TEST(HostEval, TileLangHelpersOnConstants) {
   EXPECT_EQ(ReprOf("tilelang.cdiv(7, 2)"), "4");
   EXPECT_EQ(ReprOf("T.if_then_else(True, 1, 2)"), "1");
   EXPECT_EQ(ReprOf("-T.infinity('float32')"), "-inf");
+  // tilelang.math as upstream defines it: 1 << (x - 1).bit_length().
+  EXPECT_EQ(ReprOf("tilelang.math.next_power_of_2(17)"), "32");
+  EXPECT_EQ(ReprOf("tilelang.math.next_power_of_2(64)"), "64");
+  EXPECT_EQ(ReprOf("tilelang.next_power_of_2(1)"), "1");
+  EXPECT_EQ(ReprOf("tilelang.math.next_power_of_2(0)"), "2");
+  EXPECT_EQ(ReprOf("tilelang.math.cdiv(9, 4)"), "3");
+}
+
+// CATLASS's GemmIdentityBlockSwizzle::GetBlockCoord (catlass/gemm/block/block_swizzle.hpp),
+// worked by hand: 4 x 4 tiles in bands of 2 rows; 2 x 4 tiles in bands of 3 columns.
+TEST(HostEval, UseSwizzleOnConstantTasks) {
+  // Task 5: band 0, column 2, row 1 -> tile 6. Task 9: band 1 (odd: right to left), row 3,
+  // column 3 -> 15. Task 21 wraps to task 5.
+  EXPECT_EQ(ReprOf("T.use_swizzle(5, 512, 512, 64, 128, 128, 2)"), "6");
+  EXPECT_EQ(ReprOf("T.use_swizzle(9, 512, 512, 64, 128, 128, off=2, dir=0)"), "15");
+  EXPECT_EQ(ReprOf("T.use_swizzle(21, 512, 512, 64, 128, 128, 2)"), "6");
+  // Task 7: band 1 is the last (one column, 3), odd so bottom to top: row 0 -> tile 3.
+  EXPECT_EQ(ReprOf("T.use_swizzle(7, 256, 512, 64, 128, 128, off=3, dir=1)"), "3");
+  std::string d;
+  EXPECT_FALSE(EvalExpr("T.use_swizzle(0, 500, 512, 64, 128, 128)", &d));
+  EXPECT_NE(d.find("needs m and n positive multiples of block_m and block_n"), std::string::npos)
+      << d;
 }
 
 TEST(HostEval, DataTypeBitsAndPassConfigKeys) {

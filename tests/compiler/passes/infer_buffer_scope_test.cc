@@ -111,9 +111,10 @@ TEST(InferBufferScope, SharedReadByAScalarLoadIsUb) {
                    "  mul(%ub_0, %ub_0, %ub_1[3])\n"));
 }
 
-TEST(InferBufferScope, CopyOnlySharedBetweenGmAndACubeBufferIsL1) {
-  // %a only stages GM data into an L0A tile; %b feeds %c, which the gemm reads: both L1,
-  // decided through the chain of copies.
+TEST(InferBufferScope, CopyOnlySharedBetweenGmAndACubeBufferIsL1UnlessThatBufferIsL1) {
+  // %a only stages GM data into an L0A tile: L1. %b is copied into %c, which the gemm reads
+  // from L1: there is no L1 -> L1 path, so %b is the UB side (upstream's vid-reduced sparse
+  // flash attention gathers KV rows this way, kv_ub -> kv_l1).
   PassRunner r;
   EXPECT_EQ(r.Run(InferBufferScope, Kernel("  alloc %la: l0a float16[64, 64]\n"
                                            "  alloc %b: shared float16[64, 64]\n"
@@ -126,15 +127,15 @@ TEST(InferBufferScope, CopyOnlySharedBetweenGmAndACubeBufferIsL1) {
                                            "  copy(%c, %b)\n"
                                            "  gemm_v0(%acc, %a, %c)\n")),
             Kernel("  alloc %l0a_0: l0a float16[64, 64]\n"
+                   "  alloc %ub_0: ub float16[64, 64]\n"
                    "  alloc %l1_0: l1 float16[64, 64]\n"
                    "  alloc %l1_1: l1 float16[64, 64]\n"
-                   "  alloc %l1_2: l1 float16[64, 64]\n"
                    "  alloc %l0c_0: l0c float32[64, 64]\n"
-                   "  copy(%l1_1, %p0)\n"
-                   "  copy(%l0a_0, %l1_1)\n"
-                   "  copy(%l1_0, %p1)\n"
-                   "  copy(%l1_2, %l1_0)\n"
-                   "  gemm_v0(%l0c_0, %l1_1, %l1_2)\n"));
+                   "  copy(%l1_0, %p0)\n"
+                   "  copy(%l0a_0, %l1_0)\n"
+                   "  copy(%ub_0, %p1)\n"
+                   "  copy(%l1_1, %ub_0)\n"
+                   "  gemm_v0(%l0c_0, %l1_0, %l1_1)\n"));
 }
 
 TEST(InferBufferScope, CopyOnlySharedBetweenGmBuffersIsUb) {

@@ -338,6 +338,49 @@ TEST(MemoryPlanningReuse, AKernelThatFitsOnlyWithReuseOverflowsWithoutIt) {
   }
 }
 
+// Two 128 KiB tiles of one loop body, each rewritten whole before it is read: kept apart
+// (BuffersUsedInALoopLiveForTheWholeLoop) they need 256 KiB, so the planner lets them share
+// bytes, as upstream's sparse flash attention shares its two L0C tiles
+// (tile-ai/tilelang-ascend examples/sparse_flash_attention/example_sparse_flash_attn.py).
+TEST(MemoryPlanningReuse, LoopTilesShareBytesWhenOnlyThatFits) {
+  ReuseRunner r;
+  std::string out = r.Run(MemoryPlanning, BigKernel("  alloc %ub_0: ub float32[256, 128]\n"
+                                                    "  alloc %ub_1: ub float32[256, 128]\n"
+                                                    "  for %v0 in serial(0, 4) {\n"
+                                                    "    copy(%ub_0, %p1)\n"
+                                                    "    copy(%p1, %ub_0)\n"
+                                                    "    copy(%ub_1, %p1)\n"
+                                                    "    copy(%p1, %ub_1)\n"
+                                                    "  }\n"
+                                                    "  copy(%p1, %ub_1)\n"));
+  EXPECT_NE(out.find("alloc %ub_0: ub float32[256, 128] @0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("alloc %ub_1: ub float32[256, 128] @0\n"), std::string::npos) << out;
+  EXPECT_EQ(r.ctx.stats["crossing_only_ub"], 1);
+}
+
+TEST(MemoryPlanningReuse, LoopTilesWhoseValueCrossesIterationsNeverShare) {
+  // ub_0 accumulates (its first access in the body reads it); ub_1 is refilled only under an
+  // If. Neither may give its bytes to the other, so the kernel does not fit.
+  for (const char* first :
+       {"    add(%ub_0, %ub_0, %ub_0)\n", "    if %v0 == 0 {\n      copy(%ub_0, %p1)\n    }\n"}) {
+    ReuseRunner r;
+    EXPECT_EQ(r.Run(MemoryPlanning, BigKernel(std::string("  alloc %ub_0: ub float32[256, 128]\n"
+                                                          "  alloc %ub_1: ub float32[256, 128]\n"
+                                                          "  copy(%ub_0, %p1)\n"
+                                                          "  for %v0 in serial(0, 4) {\n") +
+                                              first +
+                                              "    copy(%p1, %ub_0)\n"
+                                              "    copy(%ub_1, %p1)\n"
+                                              "    copy(%p1, %ub_1)\n"
+                                              "  }\n")),
+              "")
+        << first;
+    EXPECT_EQ(r.FirstError(),
+              "ub buffer 'ub_1' needs 131072 bytes but only 65536 of the 196608 bytes of ub are "
+              "free");
+  }
+}
+
 TEST(MemoryPlanningReuse, OverflowWithReuseCountsOnlyBuffersLiveAtTheSameTime) {
   ReuseRunner r;
   EXPECT_EQ(r.Run(MemoryPlanning, BigKernel("  alloc %ub_0: ub float32[256, 128]\n"
@@ -431,8 +474,9 @@ using memory_planning_internal::SpreadReuse;
 
 TEST(SpreadReuse, LeavesFixedSlotsAndBuffersWithNoRoomWhereTheyAre) {
   // b must share with a (the limit leaves no other room); f is fixed.
-  std::vector<Slot> slots = {
-      {0, 64, 32, {0, 1}, false}, {0, 64, 32, {2, 3}, false}, {64, 32, 32, {0, 0}, true}};
+  std::vector<Slot> slots = {{0, 64, 32, {0, 1, {}}, false},
+                             {0, 64, 32, {2, 3, {}}, false},
+                             {64, 32, 32, {0, 0, {}}, true}};
   SpreadReuse(slots, 96);
   EXPECT_EQ(slots[0].address, 0);
   EXPECT_EQ(slots[1].address, 0);
@@ -441,8 +485,9 @@ TEST(SpreadReuse, LeavesFixedSlotsAndBuffersWithNoRoomWhereTheyAre) {
 
 TEST(SpreadReuse, PrefersTheBytesOfTheBufferThatDiedEarliest) {
   // c (born at 10) sits on b (died at 9); a died at 2 and its bytes are free at 64.
-  std::vector<Slot> slots = {
-      {64, 64, 32, {0, 2}, false}, {0, 64, 32, {3, 9}, false}, {0, 64, 32, {10, 12}, false}};
+  std::vector<Slot> slots = {{64, 64, 32, {0, 2, {}}, false},
+                             {0, 64, 32, {3, 9, {}}, false},
+                             {0, 64, 32, {10, 12, {}}, false}};
   SpreadReuse(slots, 128);
   EXPECT_EQ(slots[1].address, 0);
   EXPECT_EQ(slots[2].address, 64);

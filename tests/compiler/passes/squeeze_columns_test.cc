@@ -82,7 +82,7 @@ TEST(SqueezeColumns, ElementwiseOpPairingARowWithAKeptColumnIsADiagnostic) {
   EXPECT_EQ(r.FirstErrorLine(), 10u);
   ASSERT_EQ(r.diag.diagnostics().front().notes.size(), 1u);
   EXPECT_EQ(r.diag.diagnostics().front().notes[0].message,
-            "'m' keeps its [n, 1] layout for its copy here");
+            "'m' keeps its [R, 1] layout for the copy of 'm' here");
 }
 
 TEST(SqueezeColumns, ColumnDestinationWithARowSecondSourceStaysPerRow) {

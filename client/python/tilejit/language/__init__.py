@@ -30,12 +30,35 @@ def _is_number(x):
     return isinstance(x, (_py.int, _py.float)) or hasattr(x, "__index__")
 
 
+class IntImm(_py.int):
+    """An int as TVM's constant folding gives it back from T.ceildiv, T.min and T.max: factories
+    read it as is or through `.value` (`T.min(n, 4).value`)."""
+
+    @property
+    def value(self):
+        return _py.int(self)
+
+
+class FloatImm(_py.float):
+    """A float from T.min / T.max, with `.value` like IntImm."""
+
+    @property
+    def value(self):
+        return _py.float(self)
+
+
+def _imm(x):
+    if isinstance(x, _py.float):
+        return FloatImm(x)
+    return IntImm(x) if hasattr(x, "__index__") else x
+
+
 def ceildiv(a, b):
     """(a + b - 1) // b on ints (a factory's tiling arithmetic)."""
     if not (_is_number(a) and _is_number(b)):
         raise TypeError(f"T.ceildiv({a!r}, {b!r}) in plain Python needs numbers; inside a "
                         "prim_func the daemon evaluates it")
-    return -(-a // b)
+    return _imm(-(-a // b))
 
 
 def min(*args):  # noqa: A001
@@ -43,7 +66,7 @@ def min(*args):  # noqa: A001
     if not all(_is_number(x) for x in args):
         raise TypeError("T.min in plain Python needs numbers; inside a prim_func the daemon "
                         "evaluates it")
-    return _py.min(*args)
+    return _imm(_py.min(*args))
 
 
 def max(*args):  # noqa: A001
@@ -51,7 +74,7 @@ def max(*args):  # noqa: A001
     if not all(_is_number(x) for x in args):
         raise TypeError("T.max in plain Python needs numbers; inside a prim_func the daemon "
                         "evaluates it")
-    return _py.max(*args)
+    return _imm(_py.max(*args))
 
 
 for _name, _obj in (("T.ceildiv", ceildiv), ("T.min", min), ("T.max", max),

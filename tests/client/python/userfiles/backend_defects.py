@@ -111,3 +111,31 @@ def developer_cube_to_vector_without_pass_configs(M=64, N=64, K=32):
             T.copy(u, C)
 
     return main
+
+
+@tilelang.jit(out_idx=[2, 3], pass_configs={
+    tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True,
+    tilelang.PassConfigKey.TL_ASCEND_MEMORY_PLANNING: True,
+})
+def two_loop_tiles_filling_ub(steps=2, M=256, N=128):
+    """Two 128 KiB UB tiles of one loop body (192 KiB of UB): each iteration B = A + 1 through
+    the first and D = 2 C through the second; they fit only by sharing bytes, as upstream's
+    sparse flash attention's two L0C tiles do."""
+
+    @T.prim_func
+    def main(A: T.Tensor((steps * M, N), "float32"), C: T.Tensor((steps * M, N), "float32"),
+             B: T.Tensor((steps * M, N), "float32"), D: T.Tensor((steps * M, N), "float32")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            x = T.alloc_ub((M, N), "float32")
+            y = T.alloc_ub((M, N), "float32")
+            with T.Scope("V"):
+                if vid == 0:
+                    for s in T.serial(steps):
+                        T.copy(A[s * M, 0], x)
+                        T.tile.add(x, x, 1.0)
+                        T.copy(x, B[s * M, 0])
+                        T.copy(C[s * M, 0], y)
+                        T.tile.mul(y, y, 2.0)
+                        T.copy(y, D[s * M, 0])
+
+    return main

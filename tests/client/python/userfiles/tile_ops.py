@@ -198,15 +198,17 @@ def brcb(M, dtype):
 
 
 @tilelang.jit(out_idx=[-1])
-def reduce_real_shape(M, N, dtype, name, rows, cols, positional):
-    """B[:rows] = reduce of A[:rows, :cols] along the columns (real_shape), the rest zero."""
+def reduce_real_shape(M, N, dtype, name, rows, cols, positional, out=None):
+    """B[:rows] = reduce of A[:rows, :cols] along the columns (real_shape), the rest of B's
+    `out` elements (default M) zero."""
     op = REDUCE[name]
+    out = out or M
 
     @T.prim_func
-    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M,), dtype)):
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((out,), dtype)):
         with T.Kernel(1, is_npu=True) as (cid, vid):
             a = T.alloc_ub((M, N), dtype)
-            r = T.alloc_ub((M,), dtype)
+            r = T.alloc_ub((out,), dtype)
             with T.Scope("V"):
                 if vid == 0:
                     T.copy(A, a)
