@@ -34,6 +34,8 @@ Status EmitVectorOp(Emitter& e, const ir::TileOpNode& op) {
       return vec::EmitGather(v);
     case ir::TileOpFamily::kIndex:
       return vec::EmitIndex(v);
+    case ir::TileOpFamily::kGatherMask:
+      return vec::EmitGatherMask(v);
     case ir::TileOpFamily::kCopy:
     case ir::TileOpFamily::kCube:
       break;

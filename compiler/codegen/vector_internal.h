@@ -182,5 +182,6 @@ Status EmitSelect(VecOp& v);
 Status EmitTranspose(VecOp& v);
 Status EmitGather(VecOp& v);
 Status EmitIndex(VecOp& v);
+Status EmitGatherMask(VecOp& v);  // vector_gather_mask.cc
 
 }  // namespace tilejit::codegen::vec

@@ -4,6 +4,7 @@
 #include "common/check.h"
 #include "compiler/frontend/shape_rules.h"
 #include "compiler/frontend/tracer.h"
+#include "compiler/target/gather_pattern.h"
 
 namespace tilejit::frontend {
 namespace {
@@ -264,6 +265,19 @@ bool Tracer::TraceVectorOp(const BuiltinRow& row, const Expr& call, const BoundA
       }
       auto base = ScalarOperand(*b[3], ir::DType::kInt32, "src_base_addr", call.loc);
       return base && emit({*dst, *src, *offsets, *base});
+    }
+    case ir::TileOpFamily::kGatherMask: {  // dst packs the src elements a fixed pattern keeps
+      const Value& p = *b[2];
+      if (p.kind == ValueKind::kString && target::GatherPatternNamed(p.text)) {
+        return emit({*dst, *src}, {{"mode", p.text}});
+      }
+      const bool buffer = p.kind == ValueKind::kBuffer || p.kind == ValueKind::kRegion;
+      diag().Error(LocOr(p, call.loc))
+          << name << " src1Pattern must be a built-in mode: \"P0101\", \"P1010\", \"P0001\", "
+          << "\"P0010\", \"P0100\", \"P1000\" or \"P1111\""
+          << (buffer ? "; a uint32 pattern buffer (AscendC's user-defined mode) is not supported"
+                     : ", not " + Repr(p));
+      return false;
     }
     case ir::TileOpFamily::kAxpy: {  // dst += scalar * src
       if (!same_shape(*dst, *src, "source")) return false;

@@ -278,64 +278,66 @@ std::string ShapeText(const std::vector<int64_t>& shape);
 // the same code, so a new op of an existing family is one row here (docs/adding_an_operation.md).
 
 enum class TileOpFamily : uint8_t {
-  kCopy,       // [dst, src] between memories
-  kCube,       // [C, A, B] on the cube unit
-  kFill,       // [dst, value]
-  kBinary,     // [dst, src0, src1 region or scalar], element-wise
-  kUnary,      // [dst, src], element-wise
-  kCast,       // [dst, src] with a dtype change
-  kBroadcast,  // [dst, src] row or column expansion
-  kCompare,    // [mask, src0, src1 region or scalar]
-  kSelect,     // [dst, mask, src0, src1 region or scalar]
-  kAxpy,       // [dst, src, scalar]: dst += scalar * src
-  kReduce,     // [dst, src] along one dim
-  kTranspose,  // [dst, src]: a 2-D [C, R] destination of an [R, C] source
-  kGather,     // [dst, src, offsets, base]: dst[i] = src element at byte offsets[i] + base
-  kIndex,      // [dst, first]: dst[i] = first + i over the region in row-major order
+  kCopy,        // [dst, src] between memories
+  kCube,        // [C, A, B] on the cube unit
+  kFill,        // [dst, value]
+  kBinary,      // [dst, src0, src1 region or scalar], element-wise
+  kUnary,       // [dst, src], element-wise
+  kCast,        // [dst, src] with a dtype change
+  kBroadcast,   // [dst, src] row or column expansion
+  kCompare,     // [mask, src0, src1 region or scalar]
+  kSelect,      // [dst, mask, src0, src1 region or scalar]
+  kAxpy,        // [dst, src, scalar]: dst += scalar * src
+  kReduce,      // [dst, src] along one dim
+  kTranspose,   // [dst, src]: a 2-D [C, R] destination of an [R, C] source
+  kGather,      // [dst, src, offsets, base]: dst[i] = src element at byte offsets[i] + base
+  kIndex,       // [dst, first]: dst[i] = first + i over the region in row-major order
+  kGatherMask,  // [dst, src] {mode}: the elements of src a fixed pattern picks, packed into dst
 };
 
-#define TILEJIT_TILE_OPS(X)                 \
-  X(kCopy, "copy", kCopy)                   \
-  X(kGemmV0, "gemm_v0", kCube)              \
-  X(kMma, "mma", kCube)                     \
-  X(kFill, "fill", kFill)                   \
-  X(kAdd, "add", kBinary)                   \
-  X(kSub, "sub", kBinary)                   \
-  X(kMul, "mul", kBinary)                   \
-  X(kDiv, "div", kBinary)                   \
-  X(kMax, "max", kBinary)                   \
-  X(kMin, "min", kBinary)                   \
-  X(kExp, "exp", kUnary)                    \
-  X(kLn, "ln", kUnary)                      \
-  X(kSqrt, "sqrt", kUnary)                  \
-  X(kRsqrt, "rsqrt", kUnary)                \
-  X(kReciprocal, "reciprocal", kUnary)      \
-  X(kAbs, "abs", kUnary)                    \
-  X(kRelu, "relu", kUnary)                  \
-  X(kSigmoid, "sigmoid", kUnary)            \
-  X(kCast, "cast", kCast)                   \
-  X(kBroadcast, "broadcast", kBroadcast)    \
-  X(kCompare, "compare", kCompare)          \
-  X(kSelect, "select", kSelect)             \
-  X(kAxpy, "axpy", kAxpy)                   \
-  X(kReduceSum, "reduce_sum", kReduce)      \
-  X(kReduceMax, "reduce_max", kReduce)      \
-  X(kReduceMin, "reduce_min", kReduce)      \
-  X(kBitwiseAnd, "bitwise_and", kBinary)    \
-  X(kBitwiseOr, "bitwise_or", kBinary)      \
-  X(kBitwiseXor, "bitwise_xor", kBinary)    \
-  X(kShiftLeft, "bitwise_lshift", kBinary)  \
-  X(kShiftRight, "bitwise_rshift", kBinary) \
-  X(kPow, "pow", kBinary)                   \
-  X(kLeakyRelu, "leaky_relu", kBinary)      \
-  X(kBitwiseNot, "bitwise_not", kUnary)     \
-  X(kSilu, "silu", kUnary)                  \
-  X(kSin, "sin", kUnary)                    \
-  X(kCos, "cos", kUnary)                    \
-  X(kRound, "round", kUnary)                \
-  X(kTranspose, "transpose", kTranspose)    \
-  X(kGather, "gather", kGather)             \
-  X(kCreateVecIndex, "createvecindex", kIndex)
+#define TILEJIT_TILE_OPS(X)                    \
+  X(kCopy, "copy", kCopy)                      \
+  X(kGemmV0, "gemm_v0", kCube)                 \
+  X(kMma, "mma", kCube)                        \
+  X(kFill, "fill", kFill)                      \
+  X(kAdd, "add", kBinary)                      \
+  X(kSub, "sub", kBinary)                      \
+  X(kMul, "mul", kBinary)                      \
+  X(kDiv, "div", kBinary)                      \
+  X(kMax, "max", kBinary)                      \
+  X(kMin, "min", kBinary)                      \
+  X(kExp, "exp", kUnary)                       \
+  X(kLn, "ln", kUnary)                         \
+  X(kSqrt, "sqrt", kUnary)                     \
+  X(kRsqrt, "rsqrt", kUnary)                   \
+  X(kReciprocal, "reciprocal", kUnary)         \
+  X(kAbs, "abs", kUnary)                       \
+  X(kRelu, "relu", kUnary)                     \
+  X(kSigmoid, "sigmoid", kUnary)               \
+  X(kCast, "cast", kCast)                      \
+  X(kBroadcast, "broadcast", kBroadcast)       \
+  X(kCompare, "compare", kCompare)             \
+  X(kSelect, "select", kSelect)                \
+  X(kAxpy, "axpy", kAxpy)                      \
+  X(kReduceSum, "reduce_sum", kReduce)         \
+  X(kReduceMax, "reduce_max", kReduce)         \
+  X(kReduceMin, "reduce_min", kReduce)         \
+  X(kBitwiseAnd, "bitwise_and", kBinary)       \
+  X(kBitwiseOr, "bitwise_or", kBinary)         \
+  X(kBitwiseXor, "bitwise_xor", kBinary)       \
+  X(kShiftLeft, "bitwise_lshift", kBinary)     \
+  X(kShiftRight, "bitwise_rshift", kBinary)    \
+  X(kPow, "pow", kBinary)                      \
+  X(kLeakyRelu, "leaky_relu", kBinary)         \
+  X(kBitwiseNot, "bitwise_not", kUnary)        \
+  X(kSilu, "silu", kUnary)                     \
+  X(kSin, "sin", kUnary)                       \
+  X(kCos, "cos", kUnary)                       \
+  X(kRound, "round", kUnary)                   \
+  X(kTranspose, "transpose", kTranspose)       \
+  X(kGather, "gather", kGather)                \
+  X(kCreateVecIndex, "createvecindex", kIndex) \
+  X(kGatherMask, "gather_mask", kGatherMask)
 
 enum class TileOpCode : uint8_t {
 #define TILEJIT_X(e, s, f) e,

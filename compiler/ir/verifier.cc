@@ -49,6 +49,7 @@ std::string_view OperandPattern(TileOpCode op) {
     case TileOpFamily::kCopy:
     case TileOpFamily::kUnary:
     case TileOpFamily::kCast:
+    case TileOpFamily::kGatherMask:
     case TileOpFamily::kBroadcast:
     case TileOpFamily::kReduce:
     case TileOpFamily::kTranspose:
@@ -385,6 +386,7 @@ std::span<const AttrSpec> KnownTileOpAttrs(TileOpCode op) {
       return kCastAttrs;
     case TileOpFamily::kCompare:
     case TileOpFamily::kSelect:
+    case TileOpFamily::kGatherMask:
       return kModeAttrs;
     case TileOpFamily::kBroadcast:
       return kBroadcastAttrs;

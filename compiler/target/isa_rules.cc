@@ -69,6 +69,7 @@ DTypes VectorDTypes(Opcode op) {
     case Opcode::kVbrcb:
     case Opcode::kVtrans:
     case Opcode::kVgather:
+    case Opcode::kVgathermask:
       return kVecMove;
     case Opcode::kVindex:
       return kVecIndex;

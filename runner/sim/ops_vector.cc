@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/target/gather_pattern.h"
 #include "runner/sim/half.h"
 #include "runner/sim/ops_vector_internal.h"
 
@@ -378,6 +379,27 @@ Status GatherEffect(const Instr& in, MemView& mem) {
   return Status::Ok();
 }
 
+// vgathermask: the src[k] (k < repeat * count) that pattern s keeps (target/gather_pattern.h),
+// packed into dst; bits move unchanged. A pattern outside 1..7 faults (it may come from a
+// register).
+Status GatherMaskEffect(const Instr& in, MemView& mem) {
+  const auto pattern = target::GatherPatternCoded(in.scalar.imm);
+  if (!pattern) {
+    return InvalidArgument("vgathermask: pattern " + std::to_string(in.scalar.imm) +
+                           " is not one of the built-in patterns 1..7");
+  }
+  const uint64_t n = static_cast<uint64_t>(in.repeat.imm) * in.count.imm, eb = Eb(in.dtype);
+  const uint64_t kept = target::GatherKept(*pattern, static_cast<int64_t>(n));
+  if (kept == 0) return Status::Ok();
+  const uint8_t* src = mem.Ptr(MemSpace::kUb, in.src.imm, n * eb);
+  std::vector<uint8_t> out(kept * eb);
+  for (uint64_t j = 0; j < kept; ++j) {
+    std::memcpy(&out[j * eb], src + (j * pattern->period + pattern->phase) * eb, eb);
+  }
+  std::memcpy(mem.Ptr(MemSpace::kUb, in.dst.imm, kept * eb), out.data(), kept * eb);
+  return Status::Ok();
+}
+
 // vindex: dst[k] = s + k, computed in the dtype's compute type and stored as any result is
 // (integers wrap; fp16 rounds once).
 void IndexEffect(const Instr& in, MemView& mem) {
@@ -416,6 +438,14 @@ void DescribeVector(const Instr& in, std::vector<Span>* out) {
                  repeat * in.count.imm * Eb(in.dtype), true});
     return;
   }
+  if (in.op == Opcode::kVgathermask) {
+    const auto pattern = target::GatherPatternCoded(in.scalar.imm);
+    const uint64_t n = repeat * in.count.imm, eb = Eb(in.dtype);
+    const uint64_t kept = pattern ? target::GatherKept(*pattern, static_cast<int64_t>(n)) : 0;
+    AddRun(out, {MemSpace::kUb, static_cast<uint64_t>(in.src.imm), n * eb, false});
+    AddRun(out, {MemSpace::kUb, static_cast<uint64_t>(in.dst.imm), kept * eb, true});
+    return;
+  }
   if (in.op == Opcode::kVgather) {
     const uint64_t n = repeat * in.count.imm;
     AddRun(out, {MemSpace::kUb, static_cast<uint64_t>(in.src.imm),
@@ -449,6 +479,7 @@ void DescribeVector(const Instr& in, std::vector<Span>* out) {
 
 Status ApplyVector(const Instr& in, MemView& mem) {
   if (in.op == Opcode::kVgather) return GatherEffect(in, mem);
+  if (in.op == Opcode::kVgathermask) return GatherMaskEffect(in, mem);
   if (in.op == Opcode::kVindex) {
     IndexEffect(in, mem);
     return Status::Ok();

@@ -456,6 +456,42 @@ TEST(SimVectorOps, GatherReadsTheTableAtByteOffsetsAndFaultsOutsideIt) {
   EXPECT_EQ(spans[2].bytes, 12u);
 }
 
+// AscendC GatherMask's fixed modes: 1 keeps even positions, 2 odd ones, 3..6 one of every
+// four, 7 all; the kept elements are packed from dst on, bits unchanged.
+TEST(SimVectorOps, GatherMaskPacksThePatternsElements) {
+  std::vector<uint8_t> init(kUbBytes);
+  for (int i = 0; i < 10; ++i) {
+    const int32_t v = 100 + i;
+    std::memcpy(&init[1024 + 4 * i], &v, 4);
+  }
+  auto run = [&](int pattern, int count) {
+    HostUb ub(init);
+    Status st = ApplyEffect(One("vgathermask dst=0, src=1024, scalar=" + std::to_string(pattern) +
+                                ", repeat=1, count=" + std::to_string(count) + ", dtype=s32"),
+                            ub);
+    EXPECT_TRUE(st.ok()) << st;
+    std::vector<int32_t> got(10);
+    std::memcpy(got.data(), ub.bytes().data(), 40);
+    return got;
+  };
+  EXPECT_EQ(run(1, 10), (std::vector<int32_t>{100, 102, 104, 106, 108, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(run(2, 9), (std::vector<int32_t>{101, 103, 105, 107, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(run(3, 10), (std::vector<int32_t>{100, 104, 108, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(run(6, 10), (std::vector<int32_t>{103, 107, 0, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(run(7, 3), (std::vector<int32_t>{100, 101, 102, 0, 0, 0, 0, 0, 0, 0}));
+  HostUb ub(init);
+  EXPECT_FALSE(
+      ApplyEffect(One("vgathermask dst=0, src=1024, scalar=0, repeat=1, count=10, dtype=s32"), ub)
+          .ok());
+  std::vector<Span> spans;
+  DescribeAccesses(One("vgathermask dst=0, src=1024, scalar=4, repeat=1, count=10, dtype=s32"),
+                   &spans);
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_EQ(spans[0].bytes, 40u);  // all of the source is read
+  EXPECT_TRUE(spans[1].write);
+  EXPECT_EQ(spans[1].bytes, 12u);  // positions 1, 5, 9
+}
+
 TEST(SimVectorOps, InPlaceAndOverlappingOperandsReadEveryInputFirst) {
   // dst one block past src: each element is computed from the old source values.
   ExpectRepeatForm(

@@ -281,6 +281,25 @@ def test_gather(tilejitd, dtype, shape, per_row):
     np.testing.assert_array_equal(tile_ops.gather(*shape, dtype, per_row)(a, offsets), want)
 
 
+GATHER_PATTERNS = {"P0101": (2, 0), "P1010": (2, 1), "P0001": (4, 0), "P0010": (4, 1),
+                   "P0100": (4, 2), "P1000": (4, 3), "P1111": (1, 0)}
+
+
+@pytest.mark.parametrize("dtype", DTYPES + INT_DTYPES)
+@pytest.mark.parametrize("mode,length", [(m, 256) for m in sorted(GATHER_PATTERNS)] +
+                         [("P0101", 120), ("P1000", 122)])  # partial last blocks
+def test_gather_mask(tilejitd, mode, dtype, length):
+    """gather_mask(dst, src, mode): the elements a built-in pattern keeps, packed at the start
+    of dst (AscendC GatherMask's fixed src1Pattern modes 1..7; upstream's test_gathermask
+    checks P0101 as a[:, ::2]). bfloat16 moves bits like int16 and is not in NumPy."""
+    a = _ints((length,), dtype, 21) if dtype in INT_DTYPES else _input((length,), dtype, False, 21)
+    period, phase = GATHER_PATTERNS[mode]
+    kept = a[phase::period]
+    want = np.zeros_like(a)
+    want[:len(kept)] = kept
+    np.testing.assert_array_equal(tile_ops.gather_mask(length, dtype, mode)(a), want)
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("dtype", DTYPES + INT_DTYPES)
 def test_createvecindex(tilejitd, dtype, shape):

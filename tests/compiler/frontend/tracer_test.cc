@@ -109,6 +109,18 @@ TEST(Tracer, RowAndColumnVectorsAreTheSameShapeForElementwiseOps) {
   EXPECT_NE(d.find("destination is [64] but source is [64, 2]"), std::string::npos) << d;
 }
 
+TEST(Tracer, GatherMaskTakesABuiltInPatternName) {
+  EXPECT_NE(Trace(VecKernel("T.tile.gather_mask(r, a[0, :], \"P1010\")"))
+                .find("gather_mask(%ub_1, %ub_0[0:+1, :]) {mode=\"P1010\"}"),
+            std::string::npos);
+  std::string d = TraceError(VecKernel("T.tile.gather_mask(r, a[0, :], \"P0011\")"));
+  EXPECT_NE(d.find("src1Pattern must be a built-in mode: \"P0101\""), std::string::npos) << d;
+  d = TraceError(VecKernel("p = T.alloc_ub((8,), \"uint32\")\nT.tile.gather_mask(r, a, p)"));
+  EXPECT_NE(d.find("a uint32 pattern buffer (AscendC's user-defined mode) is not supported"),
+            std::string::npos)
+      << d;
+}
+
 TEST(Tracer, MismatchedBinaryShapesNameBothShapes) {
   std::string d = TraceError(VecKernel("x = T.alloc_ub((8,), \"float\")\nT.tile.add(a, a, x)"));
   EXPECT_NE(d.find("destination is [64, 64] but the second source is [8]"), std::string::npos) << d;

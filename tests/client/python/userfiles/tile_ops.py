@@ -374,3 +374,25 @@ def atomic_add_to_ub(M, N):
             T.copy(y, C)
 
     return main
+
+
+@tilelang.jit(out_idx=[-1])
+def gather_mask(L, dtype, mode):
+    """B starts with the elements of A that the built-in pattern `mode` keeps; the rest of B
+    is 0."""
+
+    @T.prim_func
+    def main(A: T.Tensor((L,), dtype), B: T.Tensor((L,), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((L,), dtype)
+            b = T.alloc_ub((L,), dtype)
+            with T.Scope("V"):
+                if vid == 0:
+                    T.copy(A, a)
+                    T.tile.fill(b, 0)
+                    T.barrier_all()
+                    T.tile.gather_mask(b, a, mode)
+                    T.barrier_all()
+                    T.copy(b, B)
+
+    return main
