@@ -32,9 +32,43 @@ bool IsHardwareScope(ir::MemScope s) {
 
 using ir::ShapeText;
 
-// Equal trimmed shapes (DESIGN.md section 2), or the transposed pair of an L0 load.
-Status CheckShapes(Emitter& e, const ir::TileOpNode& op, const ir::Region& dst,
-                   const ir::Region& src, bool transpose) {
+// A GM region [R, 1, C] (unit dims but one leading dim and the last) as R rows of C, its
+// leading dim's stride apart (RegionRef::row_dim); unchanged when it has another shape.
+Status FoldGmRows(Emitter& e, RegionRef& ref) {
+  const ir::Region& r = *ref.region;
+  const std::vector<int64_t>& shape = r.buffer->shape;
+  const size_t rank = shape.size();
+  if (rank < 3 || r.ranges[rank - 2].extent != 1) return Status::Ok();
+  int dim = -1;
+  for (size_t d = 0; d + 2 < rank; ++d) {
+    if (r.ranges[d].extent == 1) continue;
+    if (dim >= 0) return Status::Ok();  // two leading dims span more than one index
+    dim = static_cast<int>(d);
+  }
+  if (dim < 0) return Status::Ok();
+  int64_t stride = ref.layout.elem_bytes;
+  for (size_t d = static_cast<size_t>(dim) + 1; d < rank; ++d) stride *= shape[d];
+  TILEJIT_ASSIGN_OR_RETURN(ref.row_min, e.Int(r.ranges[dim].min));
+  ref.batch = 1;
+  ref.rows = r.ranges[dim].extent;
+  ref.row_dim = dim;
+  ref.row_limit = shape[dim];
+  ref.layout.pitch = stride;
+  ref.layout.batch = 1;
+  return Status::Ok();
+}
+
+// Equal trimmed shapes (DESIGN.md section 2), or the transposed pair of an L0 load, or a GM
+// region whose single rows fold into the on-chip tile's geometry (RegionRef::row_dim).
+Status CheckShapes(Emitter& e, const ir::TileOpNode& op, const RegionRef& dst_ref,
+                   const RegionRef& src_ref, bool transpose) {
+  const ir::Region& dst = *dst_ref.region;
+  const ir::Region& src = *src_ref.region;
+  if ((dst_ref.row_dim >= 0 || src_ref.row_dim >= 0) && !transpose &&
+      dst_ref.batch == src_ref.batch && dst_ref.rows == src_ref.rows &&
+      dst_ref.cols == src_ref.cols) {
+    return Status::Ok();
+  }
   std::vector<int64_t> d = dst.TrimmedShape();
   std::vector<int64_t> s = src.TrimmedShape();
   if (transpose) {
@@ -144,10 +178,14 @@ Status EmitCopy(Emitter& e, const ir::TileOpNode& op) {
   a.atomic_add = BoolAttr(op, "atomic_add");
   TILEJIT_RETURN_IF_ERROR(CheckPath(e, op, src_mem, dst_mem));
   TILEJIT_RETURN_IF_ERROR(CheckAttrs(e, op, src_mem, dst_mem, a.transpose, a.relu, a.atomic_add));
-  TILEJIT_RETURN_IF_ERROR(CheckShapes(e, op, dst, src, a.transpose));
   TILEJIT_RETURN_IF_ERROR(CheckDtypes(e, op, *dst.buffer, *src.buffer));
   TILEJIT_ASSIGN_OR_RETURN(a.dst, e.RegionAddress(dst));
   TILEJIT_ASSIGN_OR_RETURN(a.src, e.RegionAddress(src));
+  if (!a.transpose && dst.TrimmedShape() != src.TrimmedShape()) {
+    if (src_mem == Mem::kGM) TILEJIT_RETURN_IF_ERROR(FoldGmRows(e, a.src));
+    if (dst_mem == Mem::kGM) TILEJIT_RETURN_IF_ERROR(FoldGmRows(e, a.dst));
+  }
+  TILEJIT_RETURN_IF_ERROR(CheckShapes(e, op, a.dst, a.src, a.transpose));
   return Dispatch(e, a, src_mem, dst_mem);
 }
 

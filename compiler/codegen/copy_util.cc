@@ -110,9 +110,10 @@ Clip ClipGm(Emitter& e, const RegionRef& gm) {
   Clip c;
   c.rows = OpImm(gm.rows);
   c.cols = OpImm(gm.cols);
-  if (rank >= 2 && may_clip(rank - 2, gm.rows, gm.layout.rows)) {
+  const size_t row_dim = gm.row_dim >= 0 ? static_cast<size_t>(gm.row_dim) : rank - 2;
+  if (rank >= 2 && may_clip(row_dim, gm.rows, gm.row_limit)) {
     c.rows_may_clip = true;
-    c.rows = valid(gm.row_min, gm.rows, gm.layout.rows);
+    c.rows = valid(gm.row_min, gm.rows, gm.row_limit);
   }
   if (rank >= 1 && may_clip(rank - 1, gm.cols, gm.layout.cols)) {
     c.cols_may_clip = true;

@@ -60,10 +60,15 @@ struct RegionRef {
   int64_t batch = 1;
   int64_t rows = 1;
   int64_t cols = 1;
-  // Runtime mins of the last two dims (for tail clipping against the buffer's shape): the
-  // number of valid rows is min(rows, layout.rows - row_min), likewise for cols.
+  // Runtime mins of the row dim and the last dim (for tail clipping against the buffer's
+  // shape): the number of valid rows is min(rows, row_limit - row_min), likewise for cols.
   target::Opnd row_min;
   target::Opnd col_min;
+  // The dim the rows run along: the second-to-last, except for a GM region a copy folded
+  // (copy.cc): second-to-last extent 1 and one leading dim spanned (`Q[a:b, h, :]`), whose
+  // rows are that dim's (batch 1, layout.pitch its stride) to pair with an on-chip [R, C].
+  int row_dim = -1;       // -1: rank - 2
+  int64_t row_limit = 1;  // the size of the row dim
 };
 
 class Emitter {

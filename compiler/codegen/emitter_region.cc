@@ -98,6 +98,7 @@ Result<RegionRef> Emitter::RegionAddress(const ir::Region& region) {
       TILEJIT_UNREACHABLE();
   }
 
+  ref.row_limit = l.rows;
   if (b.scope == ir::MemScope::kGM) {
     ref.address = Add(ParamBase(region.buffer), offset);
   } else {

@@ -68,7 +68,14 @@ bool Tracer::TraceCopy(const Expr& call, const BoundArgs& bound, std::vector<ir:
   auto transpose = relu ? FlagArg((*b)[3], false, "transpose", call.loc) : std::nullopt;
   if (!transpose) return false;
   std::vector<int64_t> s = src->TrimmedShape(), d = dst->TrimmedShape();
-  bool fits = s == d;
+  auto squeezed = [](std::vector<int64_t> v) {
+    std::erase(v, int64_t{1});
+    return v;
+  };
+  // A GM region indexed in a middle dim (`Q[a:b, h, :]` is [R, 1, C]) copies as its [R, C].
+  const bool gm =
+      src->buffer->scope == ir::MemScope::kGM || dst->buffer->scope == ir::MemScope::kGM;
+  bool fits = s == d || (gm && squeezed(s) == squeezed(d));
   if (*transpose) {
     fits = s.size() >= 2 && d.size() == s.size() && s[s.size() - 1] == d[d.size() - 2] &&
            s[s.size() - 2] == d[d.size() - 1];

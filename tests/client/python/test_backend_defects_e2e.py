@@ -71,3 +71,11 @@ def test_tiles_of_one_loop_body_share_bytes_when_only_that_fits(tilejitd, monkey
     b, d = backend_defects.two_loop_tiles_filling_ub()(a, c)
     np.testing.assert_array_equal(b, a + 1)
     np.testing.assert_array_equal(d, c * 2)
+
+
+def test_copies_of_a_gm_region_indexed_in_a_middle_dim(tilejitd, monkeypatch):
+    """Q[a:b, h, :] is [R, 1, D]: it copies to and from an [R, D] tile, with the rows a
+    tail block lacks clipped (upstream's xattention / lightning indexer were refused)."""
+    monkeypatch.setenv("TILEJIT_CHECK", "1")
+    q = np.random.default_rng(9).uniform(-1, 1, (40, 3, 64)).astype(np.float32)
+    np.testing.assert_array_equal(backend_defects.rows_of_one_head()(q), q + 1)

@@ -139,3 +139,26 @@ def two_loop_tiles_filling_ub(steps=2, M=256, N=128):
                         T.copy(y, D[s * M, 0])
 
     return main
+
+
+@tilelang.jit(out_idx=[-1])
+def rows_of_one_head(S=40, H=3, D=64, R=16):
+    """O[:, h, :] = Q[:, h, :] + 1 through a UB tile per block of R rows: the GM regions are
+    [R, 1, D] (a middle dim indexed), as upstream's xattention and lightning indexer copy
+    them; S is not a multiple of R, so the last block's rows are clipped."""
+
+    @T.prim_func
+    def main(Q: T.Tensor((S, H, D), "float32"), O: T.Tensor((S, H, D), "float32")):
+        with T.Kernel(T.ceildiv(S, R), is_npu=True) as (cid, vid):
+            t = T.alloc_ub((R, D), "float32")
+            with T.Scope("V"):
+                if vid == 0:
+                    for h in T.serial(H):
+                        T.copy(Q[cid * R:(cid + 1) * R, h, :], t)
+                        T.barrier_all()
+                        T.tile.add(t, t, 1.0)
+                        T.barrier_all()
+                        T.copy(t, O[cid * R:(cid + 1) * R, h, :])
+                        T.barrier_all()
+
+    return main
