@@ -125,6 +125,7 @@ std::optional<Interval> Emitter::State::BoundsOf(const ir::Expr& x) {
     case ir::ExprKind::kUnary: {
       const auto& u = ir::As<ir::UnaryNode>(x);
       if (u.op == ir::UnaryOp::kNot) return Interval{0, 1};
+      if (u.op == ir::UnaryOp::kBitNot) return std::nullopt;
       auto a = BoundsOf(u.a);
       if (!a || a->first == INT64_MIN) return std::nullopt;
       return Interval{-a->second, -a->first};

@@ -135,6 +135,12 @@ Result<Opnd> Emitter::State::IntExpr(const ir::Expr& x) {
         TILEJIT_ASSIGN_OR_RETURN(Opnd a, IntExpr(u.a));
         return e->Sub(OpImm(0), a);
       }
+      if (u.op == ir::UnaryOp::kBitNot) {  // ~a == a ^ -1
+        TILEJIT_ASSIGN_OR_RETURN(Opnd a, IntExpr(u.a));
+        const uint8_t t = Take(RegUse::kTemp);
+        Alu(Opcode::kXor, t, e->InReg(a), OpImm(-1));
+        return OpReg(t);
+      }
       TILEJIT_ASSIGN_OR_RETURN(Opnd a, AsBool(u.a));
       if (a.is_static()) return OpImm(a.imm == 0 ? 1 : 0);
       const uint8_t t = Take(RegUse::kTemp);
@@ -216,6 +222,18 @@ Result<Opnd> Emitter::State::IntArith(const ir::BinaryNode& b, Opnd x, Opnd y) {
       return e->Min(x, y);
     case ir::BinaryOp::kMax:
       return e->Max(x, y);
+    case ir::BinaryOp::kBitAnd:
+    case ir::BinaryOp::kBitOr:
+    case ir::BinaryOp::kBitXor:
+    case ir::BinaryOp::kShl:
+    case ir::BinaryOp::kShr: {
+      static constexpr Opcode kAlu[] = {Opcode::kAnd, Opcode::kOr, Opcode::kXor, Opcode::kShl,
+                                        Opcode::kShr};
+      const uint8_t t = Take(RegUse::kTemp);
+      Alu(kAlu[static_cast<int>(b.op) - static_cast<int>(ir::BinaryOp::kBitAnd)], t, e->InReg(x),
+          y);
+      return OpReg(t);
+    }
     default:
       break;
   }

@@ -87,6 +87,21 @@ std::optional<Value> Evaluator::BinOp(BinOpKind op, const Value& a, const Value&
       case BinOpKind::kMod:
         irop = ir::BinaryOp::kFloorMod;
         break;
+      case BinOpKind::kBitAnd:
+        irop = ir::BinaryOp::kBitAnd;
+        break;
+      case BinOpKind::kBitOr:
+        irop = ir::BinaryOp::kBitOr;
+        break;
+      case BinOpKind::kBitXor:
+        irop = ir::BinaryOp::kBitXor;
+        break;
+      case BinOpKind::kLShift:
+        irop = ir::BinaryOp::kShl;
+        break;
+      case BinOpKind::kRShift:
+        irop = ir::BinaryOp::kShr;
+        break;
       default:
         diag_->Error(loc) << "operator '" << BinOpSymbol(op)
                           << "' is not supported on runtime values";
@@ -95,6 +110,11 @@ std::optional<Value> Evaluator::BinOp(BinOpKind op, const Value& a, const Value&
     auto x = ToExpr(a, loc);
     auto y = x ? ToExpr(b, loc) : std::nullopt;
     if (!y) return std::nullopt;
+    const bool bitwise = irop >= ir::BinaryOp::kBitAnd;
+    if (bitwise && (ir::IsFloat((*x)->dtype) || ir::IsFloat((*y)->dtype))) {
+      diag_->Error(loc) << "operator '" << BinOpSymbol(op) << "' needs integer operands";
+      return std::nullopt;
+    }
     if ((op == BinOpKind::kFloorDiv || op == BinOpKind::kMod) && ir::AsConstInt(*y) == 0) {
       diag_->Error(loc) << "integer division or modulo by zero";
       return std::nullopt;
@@ -272,9 +292,10 @@ std::optional<Value> Evaluator::UnaryOp(UnaryOpKind op, const Value& a, SourceLo
       case UnaryOpKind::kNot:
         return Value::OfExpr(ir::Unary(ir::UnaryOp::kNot, *x, loc));
       case UnaryOpKind::kInvert:
-        break;
+        if (ir::IsFloat((*x)->dtype)) break;
+        return Value::OfExpr(ir::Unary(ir::UnaryOp::kBitNot, *x, loc));
     }
-    diag_->Error(loc) << "operator '~' is not supported on runtime values";
+    diag_->Error(loc) << "bad operand type for unary ~: '" << ir::DTypeName((*x)->dtype) << "'";
     return std::nullopt;
   }
   if (!a.is_numeric()) {

@@ -114,7 +114,8 @@ std::string StructKey(const ir::Expr& e) {
     }
     case ir::ExprKind::kUnary: {
       const auto& u = ir::As<ir::UnaryNode>(e);
-      return std::string(u.op == ir::UnaryOp::kNeg ? "-" : "!") + StructKey(u.a);
+      const char* sign = u.op == ir::UnaryOp::kNeg ? "-" : u.op == ir::UnaryOp::kNot ? "!" : "~";
+      return sign + StructKey(u.a);
     }
     case ir::ExprKind::kSelect: {
       const auto& s = ir::As<ir::SelectNode>(e);

@@ -63,6 +63,16 @@ std::string_view BinaryOpName(BinaryOp op) {
       return "and";
     case BinaryOp::kOr:
       return "or";
+    case BinaryOp::kBitAnd:
+      return "&";
+    case BinaryOp::kBitOr:
+      return "|";
+    case BinaryOp::kBitXor:
+      return "^";
+    case BinaryOp::kShl:
+      return "<<";
+    case BinaryOp::kShr:
+      return ">>";
   }
   return "?";
 }
@@ -167,6 +177,7 @@ Expr Binary(BinaryOp op, Expr a, Expr b, SourceLoc loc) {
   TILEJIT_CHECK(a != nullptr && b != nullptr) << "null operand of " << BinaryOpName(op);
   DType t = IsLogicalOrCompare(op) ? DType::kBool : ArithResultType(a->dtype, b->dtype);
   if (op == BinaryOp::kDiv) t = IsFloat(t) ? t : DType::kFloat32;
+  if (op == BinaryOp::kShl || op == BinaryOp::kShr) t = a->dtype;
   return std::make_shared<BinaryNode>(op, std::move(a), std::move(b), t, loc);
 }
 

@@ -132,10 +132,15 @@ enum class BinaryOp : uint8_t {
   kGe,
   kAnd,
   kOr,
+  kBitAnd,  // integers only, like the shifts
+  kBitOr,
+  kBitXor,
+  kShl,  // the result has the left operand's type
+  kShr,  // arithmetic for signed types, logical for unsigned
 };
 std::string_view BinaryOpName(BinaryOp op);  // "+", "-", "*", "/", "//", "%", "min", ...
 
-enum class UnaryOp : uint8_t { kNeg, kNot };
+enum class UnaryOp : uint8_t { kNeg, kNot, kBitNot };
 
 struct ExprNode {
   ExprKind kind;

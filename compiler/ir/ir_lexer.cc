@@ -142,8 +142,8 @@ class Lexer {
   }
 
   bool LexPunct() {
-    static constexpr std::string_view kTwo[] = {"//", "==", "!=", "<=", ">="};
-    static constexpr std::string_view kOne = "()[]{},:=+-*/%<>@";
+    static constexpr std::string_view kTwo[] = {"//", "==", "!=", "<=", ">=", "<<", ">>"};
+    static constexpr std::string_view kOne = "()[]{},:=+-*/%<>@&|^~";
     size_t start = pos_;
     for (std::string_view p : kTwo) {
       if (text_.substr(pos_, 2) == p) {

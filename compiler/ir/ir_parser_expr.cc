@@ -17,17 +17,20 @@ struct OpLevel {
   int level;
 };
 
+// Python's precedence levels.
 constexpr OpLevel kOps[] = {
-    {"or", BinaryOp::kOr, 1},       {"and", BinaryOp::kAnd, 2},    {"==", BinaryOp::kEq, 4},
-    {"!=", BinaryOp::kNe, 4},       {"<", BinaryOp::kLt, 4},       {"<=", BinaryOp::kLe, 4},
-    {">", BinaryOp::kGt, 4},        {">=", BinaryOp::kGe, 4},      {"+", BinaryOp::kAdd, 5},
-    {"-", BinaryOp::kSub, 5},       {"*", BinaryOp::kMul, 6},      {"/", BinaryOp::kDiv, 6},
-    {"//", BinaryOp::kFloorDiv, 6}, {"%", BinaryOp::kFloorMod, 6},
+    {"or", BinaryOp::kOr, 1},       {"and", BinaryOp::kAnd, 2},  {"==", BinaryOp::kEq, 4},
+    {"!=", BinaryOp::kNe, 4},       {"<", BinaryOp::kLt, 4},     {"<=", BinaryOp::kLe, 4},
+    {">", BinaryOp::kGt, 4},        {">=", BinaryOp::kGe, 4},    {"|", BinaryOp::kBitOr, 5},
+    {"^", BinaryOp::kBitXor, 6},    {"&", BinaryOp::kBitAnd, 7}, {"<<", BinaryOp::kShl, 8},
+    {">>", BinaryOp::kShr, 8},      {"+", BinaryOp::kAdd, 9},    {"-", BinaryOp::kSub, 9},
+    {"*", BinaryOp::kMul, 10},      {"/", BinaryOp::kDiv, 10},   {"//", BinaryOp::kFloorDiv, 10},
+    {"%", BinaryOp::kFloorMod, 10},
 };
 
 constexpr int kCmpLevel = 4;
 constexpr int kNotLevel = 3;
-constexpr int kUnaryLevel = 7;
+constexpr int kUnaryLevel = 11;
 
 const OpLevel* MatchOp(const Token& t, int level) {
   if (t.kind != TokKind::kPunct && t.kind != TokKind::kIdent) return nullptr;
@@ -74,6 +77,11 @@ Expr IrParser::ParseBinaryLevel(int level) {
 }
 
 Expr IrParser::ParseUnary() {
+  if (IsPunct("~")) {
+    Guard guard(this);
+    SourceLoc loc = LocOf(Next());
+    return Unary(UnaryOp::kBitNot, ParseUnary(), loc);
+  }
   if (!IsPunct("-")) return ParsePrimary();
   if (IsNumberToken(Peek(1))) return ParseSignedLiteral(std::nullopt);
   Guard guard(this);

@@ -27,15 +27,19 @@ std::string FormatDouble(double v) {
 namespace {
 
 // Parser precedence levels (higher binds tighter).
-enum Prec : int {
+enum Prec : int {  // Python's
   kPrecOr = 1,
   kPrecAnd = 2,
   kPrecNot = 3,
   kPrecCmp = 4,
-  kPrecAdd = 5,
-  kPrecMul = 6,
-  kPrecNeg = 7,
-  kPrecPrimary = 8,
+  kPrecBitOr = 5,
+  kPrecBitXor = 6,
+  kPrecBitAnd = 7,
+  kPrecShift = 8,
+  kPrecAdd = 9,
+  kPrecMul = 10,
+  kPrecNeg = 11,
+  kPrecPrimary = 12,
 };
 
 int BinaryPrec(BinaryOp op) {
@@ -51,6 +55,15 @@ int BinaryPrec(BinaryOp op) {
     case BinaryOp::kGt:
     case BinaryOp::kGe:
       return kPrecCmp;
+    case BinaryOp::kBitOr:
+      return kPrecBitOr;
+    case BinaryOp::kBitXor:
+      return kPrecBitXor;
+    case BinaryOp::kBitAnd:
+      return kPrecBitAnd;
+    case BinaryOp::kShl:
+    case BinaryOp::kShr:
+      return kPrecShift;
     case BinaryOp::kAdd:
     case BinaryOp::kSub:
       return kPrecAdd;
@@ -157,7 +170,7 @@ void ExprPrinter::PrintBare(const Expr& e) {
         out_ += "not ";
         return Print(u.a, kPrecNot);
       }
-      out_ += '-';
+      out_ += u.op == UnaryOp::kBitNot ? '~' : '-';
       // "-5" would read back as the literal -5, so a negated literal keeps its parentheses.
       return Print(u.a, IsBareNumber(u.a) ? kPrecPrimary + 1 : kPrecPrimary);
     }

@@ -118,6 +118,16 @@ std::optional<TileOpCode> BinaryTileOp(ir::BinaryOp op) {
       return TileOpCode::kMin;
     case ir::BinaryOp::kMax:
       return TileOpCode::kMax;
+    case ir::BinaryOp::kBitAnd:
+      return TileOpCode::kBitwiseAnd;
+    case ir::BinaryOp::kBitOr:
+      return TileOpCode::kBitwiseOr;
+    case ir::BinaryOp::kBitXor:
+      return TileOpCode::kBitwiseXor;
+    case ir::BinaryOp::kShl:
+      return TileOpCode::kShiftLeft;
+    case ir::BinaryOp::kShr:
+      return TileOpCode::kShiftRight;
     default:
       return std::nullopt;
   }
@@ -304,13 +314,18 @@ std::optional<Value> StoreLowerer::LowerBinary(const ir::BinaryNode& b, const ir
 }
 
 std::optional<Value> StoreLowerer::LowerUnary(const ir::UnaryNode& u, const ir::Region* into) {
-  if (u.op != ir::UnaryOp::kNeg) {
+  if (u.op == ir::UnaryOp::kNot) {
     ctx_.diag->Error(u.loc.known() ? u.loc : loc_)
         << "T.Parallel operator 'not' on loop-dependent values has no vector op";
     return std::nullopt;
   }
   std::optional<Value> a = LowerExpr(u.a, nullptr);
   if (!a) return std::nullopt;
+  if (u.op == ir::UnaryOp::kBitNot) {
+    Value dst = Slot(a->cls, a->dtype, into, &*a, nullptr);
+    Emit(TileOpCode::kBitwiseNot, {dst.region, a->region});
+    return dst;
+  }
   Value dst = Slot(a->cls, a->dtype, into, &*a, nullptr);
   Emit(TileOpCode::kMul, {dst.region, a->region, MinusOne(a->dtype)});
   return dst;

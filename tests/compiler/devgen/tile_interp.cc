@@ -63,6 +63,18 @@ Result<Scalar> Combine(ir::BinaryOp op, Scalar a, Scalar b) {
       return Int(x != 0 && y != 0);
     case B::kOr:
       return Int(x != 0 || y != 0);
+    case B::kBitAnd:
+    case B::kBitOr:
+    case B::kBitXor:
+    case B::kShl:
+    case B::kShr:
+      if (fl) return InvalidArgument("bitwise operator on a float");
+      if (op == B::kBitAnd) return Int(a.i & b.i);
+      if (op == B::kBitOr) return Int(a.i | b.i);
+      if (op == B::kBitXor) return Int(a.i ^ b.i);
+      if (b.i < 0 || b.i > 63) return InvalidArgument("shift count out of range");
+      return Int(op == B::kShl ? static_cast<int64_t>(static_cast<uint64_t>(a.i) << b.i)
+                               : a.i >> b.i);
   }
   return InvalidArgument("unknown binary operator");
 }
@@ -141,6 +153,7 @@ Result<Scalar> Interp::Eval(const ir::Expr& e) {
       const auto& u = ir::As<ir::UnaryNode>(e);
       TILEJIT_ASSIGN_OR_RETURN(Scalar x, Eval(u.a));
       if (u.op == ir::UnaryOp::kNot) return Int(x.AsDouble() == 0);
+      if (u.op == ir::UnaryOp::kBitNot) return Int(~x.i);
       return x.is_float ? Float(-x.f) : Int(-x.i);
     }
     case ir::ExprKind::kSelect: {

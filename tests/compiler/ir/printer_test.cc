@@ -110,6 +110,33 @@ TEST(Printer, UsesMinimalParentheses) {
             "%v0 + %v1 * 2");
   EXPECT_EQ(PrintExpr(Unary(UnaryOp::kNeg, IntImm(3))), "-(3)");
   EXPECT_EQ(PrintExpr(IntImm(-3)), "-3");
+  // Python's precedence: | below ^ below & below shifts below +.
+  EXPECT_EQ(PrintExpr(bin(BinaryOp::kBitOr, Ref(a),
+                          bin(BinaryOp::kBitAnd, Ref(b), bin(BinaryOp::kShl, Ref(a), IntImm(1))))),
+            "%v0 | %v1 & %v0 << 1");
+  EXPECT_EQ(PrintExpr(bin(BinaryOp::kBitAnd, bin(BinaryOp::kBitXor, Ref(a), Ref(b)),
+                          bin(BinaryOp::kAdd, Ref(b), IntImm(1)))),
+            "(%v0 ^ %v1) & %v1 + 1");
+  EXPECT_EQ(PrintExpr(Unary(UnaryOp::kBitNot, Ref(a))), "~%v0");
+}
+
+TEST(Printer, BitwiseExpressionsReadBackAsPrinted) {
+  for (const char* text :
+       {"%v0 | %v1 & %v0 << 1", "(%v0 ^ %v1) & %v1 + 1", "~%v0 >> 2", "(%v0 | %v1) * 2"}) {
+    const std::string kernel = std::string(
+                                   "param %p0: gm int32[4] output\n"
+                                   "out_idx = [0]\n"
+                                   "workspace_idx = []\n"
+                                   "launch(1, threads=0) (%cid, %vid) {\n"
+                                   "  let %v0 = %cid + 1\n"
+                                   "  let %v1 = %cid + 2\n"
+                                   "  %p0[0] = ") +
+                               text + "\n}\n";
+    Result<Kernel> k = ParseTileIrString(kernel);
+    ASSERT_TRUE(k.ok()) << k.status() << " for " << text;
+    EXPECT_NE(PrintKernel(*k).find(std::string("%p0[0] = ") + text), std::string::npos)
+        << PrintKernel(*k);
+  }
 }
 
 TEST(Printer, PrintsMalformedIrWithoutCrashing) {

@@ -111,6 +111,25 @@ TEST(LowerParallel, AGmStoreOfOneUbRegionIsOneCopy) {
             ParallelKernel("  copy(%p1, %ub_0)\n"));
 }
 
+// Integer bitwise operators (upstream's parallel::test_and_operation, test_not_operation,
+// test_shiftleft_operation): & | ^ tile-tile, << >> by a scalar, ~ as bitwise_not.
+TEST(LowerParallel, BitwiseOperatorsBecomeBitwiseTileOps) {
+  PassRunner r;
+  r.ctx.configs.auto_sync = true;
+  const std::string allocs =
+      "  alloc %ub_2: ub int16[64, 64]\n"
+      "  alloc %ub_3: ub int16[64, 64]\n";
+  EXPECT_EQ(r.Run(LowerParallel,
+                  ParallelKernel(Nest2("      %ub_2[%v0, %v1] = %ub_2[%v0, %v1] & %ub_3[%v0, %v1]\n"
+                                       "      %ub_3[%v0, %v1] = ~%ub_3[%v0, %v1]\n"
+                                       "      %ub_2[%v0, %v1] = %ub_2[%v0, %v1] << int16(2)\n"),
+                                 allocs)),
+            ParallelKernel("  bitwise_and(%ub_2, %ub_2, %ub_3)\n"
+                           "  bitwise_not(%ub_3, %ub_3)\n"
+                           "  bitwise_lshift(%ub_2, %ub_2, int16(2))\n",
+                           allocs));
+}
+
 TEST(LowerParallel, AutoSyncLeavesTheBarriersToSyncInsert) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;
