@@ -3,6 +3,7 @@
 // checked emission. Every user-visible problem becomes a diagnostic at the op, so a kernel the
 // ISA cannot express never reaches the encoder (where it would be an internal error).
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <variant>
 
@@ -133,6 +134,11 @@ Result<target::Opnd> VecOp::ScalarBits(const ir::Expr& value, target::DType dtyp
       return e_.FloatBits(ir::Call("cast", {value}, ir::DType::kFloat32, value->loc));
     }
     return e_.FloatBits(value);
+  }
+  // A whole-number float constant (upstream's fill(int_tile, 0.0)) is that integer.
+  if (const auto* f = ir::TryAs<ir::FloatImmNode>(value);
+      f != nullptr && std::trunc(f->value) == f->value && std::fabs(f->value) < 9.0e15) {
+    return target::OpImm(static_cast<int64_t>(f->value));
   }
   if (ir::IsFloat(value->dtype)) {
     return Error(std::string(name()) + ": a float scalar cannot be combined with integer " +

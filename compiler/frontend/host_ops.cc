@@ -59,6 +59,12 @@ std::optional<ir::Expr> Evaluator::ToExpr(const Value& v, SourceLoc loc) {
       return v.expr;
     case ValueKind::kElement:
       return ir::Load(v.buffer, v.indices, loc.known() ? loc : v.loc);
+    case ValueKind::kBuffer:  // a T.alloc_var scalar read as a value (init=a, a + 1)
+      if (v.buffer->scope == ir::MemScope::kLocalVar) {
+        const SourceLoc at = loc.known() ? loc : v.loc;
+        return ir::Load(v.buffer, {ir::IntImm(0, ir::DType::kInt32, at)}, at);
+      }
+      [[fallthrough]];
     default:
       diag_->Error(loc) << "a " << TypeName(v) << " cannot be used as a runtime scalar";
       return std::nullopt;

@@ -205,6 +205,23 @@ TEST(VectorElementwise, FillInt32WithRuntimeValue) {
   EXPECT_EQ(ToInt32(run->outputs[0]), std::vector<int32_t>(30, 7));
 }
 
+// upstream's tests fill integer tiles with 0.0: a whole-number float constant is that integer;
+// any other float is still refused.
+TEST(VectorElementwise, FillIntegerTileWithAWholeFloatConstant) {
+  VecKernel k;
+  k.Ub("a", "int32", {3, 10}).Out("a").Op("fill(%a, -3.0)");
+  auto run = RunIr(k.Text(), {});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(ToInt32(run->outputs[0]), std::vector<int32_t>(30, -3));
+  VecKernel half;
+  half.Ub("a", "int32", {3, 10}).Out("a").Op("fill(%a, 0.5)");
+  auto bad = RunIr(half.Text(), {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("a float scalar cannot be combined with integer"),
+            std::string::npos)
+      << bad.status();
+}
+
 TEST(VectorElementwise, AxpyWithImmediateAndUbScalar) {
   const Shape shape{5, 33};
   const std::vector<float> x = Data(165, 10), y = Data(165, 11), s = Data(8, 12);

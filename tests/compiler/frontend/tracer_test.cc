@@ -93,6 +93,13 @@ TEST(Tracer, AllocVarAssignmentIsAStore) {
   EXPECT_NE(ir.find("%var_0[0] = %var_0[0] + 2"), std::string::npos) << ir;
 }
 
+TEST(Tracer, AllocVarInitialisedFromAnotherVarLoadsIt) {
+  // upstream's test_alloc_var: b = T.alloc_var(dtype, init=a)
+  std::string ir =
+      Trace(VecKernel("a = T.alloc_var(\"int32\", init=1)\nb = T.alloc_var(\"int32\", init=a)"));
+  EXPECT_NE(ir.find("%var_1[0] = %var_0[0]"), std::string::npos) << ir;
+}
+
 TEST(Tracer, RowBroadcastAppliesEvenWhenRowsEqualColumns) {
   // a is [64, 64] and r is [64]: per row by the rule, although 64 == 64.
   EXPECT_NE(Trace(VecKernel("T.tile.sub(a, a, r)")), "");
