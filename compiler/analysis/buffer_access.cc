@@ -68,6 +68,8 @@ bool ReadsDestination(const ir::TileOpNode& op) {
       return BoolAttrIs(op, "clear", false);
     case ir::TileOpFamily::kAxpy:
       return true;
+    case ir::TileOpFamily::kBinary:  // mul_add_dst: dst = src0 * src1 + dst
+      return op.op == ir::TileOpCode::kMulAddDst;
     case ir::TileOpFamily::kCopy:  // T.tile.atomic_add: the store adds to what GM holds
       return BoolAttrIs(op, "atomic_add", true);
     default:

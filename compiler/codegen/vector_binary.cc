@@ -53,6 +53,8 @@ BinaryOpcodes OpcodesOf(ir::TileOpCode op) {
       return {Opcode::kVxor, kNone, kNone, kNone, kNone};
     case ir::TileOpCode::kPow:
       return {Opcode::kVpow, kNone, kNone, kNone, kNone};
+    case ir::TileOpCode::kMulAddDst:
+      return {Opcode::kVmla, kNone, kNone, kNone, kNone};
     case ir::TileOpCode::kShiftLeft:
       return {kNone, Opcode::kVshls, Opcode::kVshlsUb, kNone, kNone};
     case ir::TileOpCode::kShiftRight:

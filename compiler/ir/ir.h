@@ -342,7 +342,8 @@ enum class TileOpFamily : uint8_t {
   X(kTranspose, "transpose", kTranspose)       \
   X(kGather, "gather", kGather)                \
   X(kCreateVecIndex, "createvecindex", kIndex) \
-  X(kGatherMask, "gather_mask", kGatherMask)
+  X(kGatherMask, "gather_mask", kGatherMask)   \
+  X(kMulAddDst, "mul_add_dst", kBinary)
 
 enum class TileOpCode : uint8_t {
 #define TILEJIT_X(e, s, f) e,

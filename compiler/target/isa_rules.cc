@@ -49,6 +49,7 @@ DTypes VectorDTypes(Opcode op) {
     case Opcode::kVdivsUb:
     case Opcode::kVaxpy:
     case Opcode::kVaxpyUb:
+    case Opcode::kVmla:
     case Opcode::kVexp:
     case Opcode::kVln:
     case Opcode::kVsqrt:

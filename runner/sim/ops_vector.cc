@@ -61,6 +61,8 @@ bool IsMaskOp(Opcode op) {
 }
 bool HasSrc1(const Instr& in) { return target::UsesField(in.op, FieldId::src1); }
 bool IsAxpy(const Instr& in) { return in.op == Opcode::kVaxpy || in.op == Opcode::kVaxpyUb; }
+// The instructions that read their destination: axpy and vmla.
+bool ReadsDst(const Instr& in) { return IsAxpy(in) || in.op == Opcode::kVmla; }
 bool IsScalarForm(const Instr& in) {
   return target::UsesField(in.op, FieldId::scalar) || target::UsesField(in.op, FieldId::saddr);
 }
@@ -246,7 +248,13 @@ void RepeatEffect(const Instr& in, MemView& mem, const Codec& codec) {
     std::fill(out, out + n, static_cast<T>(ScalarOf(in, mem)));
   } else {
     const T* a = Gather(codec, mem, SrcOf(in), repeat, mask, Slot::kSrc);
-    if (IsAxpy(in)) {
+    if (in.op == Opcode::kVmla) {  // one rounding, as axpy
+      const T* b = Gather(codec, mem, Src1Of(in), repeat, mask, Slot::kSrc1);
+      const T* old = Gather(codec, mem, d, repeat, mask, Slot::kDst);
+      for (uint64_t k = 0; k < n; ++k) {
+        out[k] = static_cast<T>(AddOp{}(MulOp{}(double{a[k]}, double{b[k]}), double{old[k]}));
+      }
+    } else if (IsAxpy(in)) {
       const T* old = Gather(codec, mem, d, repeat, mask, Slot::kDst);
       const double s = ScalarOf(in, mem);
       MapPairs(a, old, out, n,
@@ -473,7 +481,7 @@ void DescribeVector(const Instr& in, std::vector<Span>* out) {
     AddRun(out, {MemSpace::kUb, static_cast<uint64_t>(in.saddr.imm), Eb(in.dtype), false, false,
                  false, true});
   }
-  if (IsAxpy(in)) DescribeOperand(DstOf(in), repeat, mask, false, out);
+  if (ReadsDst(in)) DescribeOperand(DstOf(in), repeat, mask, false, out);
   DescribeOperand(DstOf(in), repeat, mask, true, out);
 }
 

@@ -456,6 +456,20 @@ TEST(SimVectorOps, GatherReadsTheTableAtByteOffsetsAndFaultsOutsideIt) {
   EXPECT_EQ(spans[2].bytes, 12u);
 }
 
+TEST(SimVectorOps, MulAddDstReadsItsDestination) {
+  ExpectRepeatForm(
+      "vmla dst=0, src=1024, src1=2048, repeat=2, mask=64, dst_blk=1, src_blk=1, "
+      "src1_blk=1, dst_rep=8, src_rep=8, src1_rep=8, dtype=f32",
+      [](double a, double b, double d) { return a * b + d; }, 1.0);
+  std::vector<Span> spans;
+  DescribeAccesses(One("vmla dst=0, src=1024, src1=2048, repeat=1, mask=8, dst_blk=1, "
+                       "src_blk=1, src1_blk=1, dst_rep=8, src_rep=8, src1_rep=8, dtype=f32"),
+                   &spans);
+  int dst_reads = 0;
+  for (const Span& s : spans) dst_reads += !s.write && s.addr == 0;
+  EXPECT_EQ(dst_reads, 1);
+}
+
 // AscendC GatherMask's fixed modes: 1 keeps even positions, 2 odd ones, 3..6 one of every
 // four, 7 all; the kept elements are packed from dst on, bits unchanged.
 TEST(SimVectorOps, GatherMaskPacksThePatternsElements) {

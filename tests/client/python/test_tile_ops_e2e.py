@@ -281,6 +281,17 @@ def test_gather(tilejitd, dtype, shape, per_row):
     np.testing.assert_array_equal(tile_ops.gather(*shape, dtype, per_row)(a, offsets), want)
 
 
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_mul_add_dst(tilejitd, dtype, shape):
+    """mul_add_dst(dst, src0, src1): dst = src0 * src1 + dst (AscendC MulAddDst, half and
+    float on Atlas A2; upstream's test_mul_add_dst compares with a * b + c)."""
+    a, b, c = (_input(shape, dtype, False, 22 + i) for i in range(3))
+    want = a.astype(np.float32) * b.astype(np.float32) + c.astype(np.float32)
+    got = tile_ops.mul_add_dst(*shape, dtype)(a, b, c)
+    np.testing.assert_allclose(np.asarray(got, np.float32), want, **TOL[dtype])
+
+
 GATHER_PATTERNS = {"P0101": (2, 0), "P1010": (2, 1), "P0001": (4, 0), "P0010": (4, 1),
                    "P0100": (4, 2), "P1000": (4, 3), "P1111": (1, 0)}
 

@@ -396,3 +396,27 @@ def gather_mask(L, dtype, mode):
                     T.copy(b, B)
 
     return main
+
+
+@tilelang.jit(out_idx=[-1])
+def mul_add_dst(M, N, dtype):
+    """D = A * B + C through mul_add_dst(c, a, b), each vector core half the rows."""
+    sub = M // 2
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype),
+             C: T.Tensor((M, N), dtype), D: T.Tensor((M, N), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((sub, N), dtype)
+            b = T.alloc_ub((sub, N), dtype)
+            c = T.alloc_ub((sub, N), dtype)
+            with T.Scope("V"):
+                T.copy(A[vid * sub, 0], a)
+                T.copy(B[vid * sub, 0], b)
+                T.copy(C[vid * sub, 0], c)
+                T.barrier_all()
+                T.tile.mul_add_dst(c, a, b)
+                T.barrier_all()
+                T.copy(c, D[vid * sub, 0])
+
+    return main
