@@ -207,6 +207,34 @@ std::string_view StmtKindText(ir::StmtKind k) {
   }
 }
 
+// Whether `s` holds an If: a data-dependent branch per element has no vector form.
+bool HasIf(const ir::Stmt& s) {
+  class Finder : public ir::Visitor {
+   public:
+    bool found = false;
+
+   protected:
+    void VisitIf(const ir::IfNode& op) override {
+      found = true;
+      ir::Visitor::VisitIf(op);
+    }
+  } finder;
+  finder.Visit(s);
+  return finder.found;
+}
+
+// The nest with its parallel loops made serial: the body runs element by element on the
+// scalar unit (upstream falls back the same way).
+class Serialise : public ir::Mutator {
+ protected:
+  ir::Stmt MutateFor(const ir::Stmt& s, const ir::ForNode& op) override {
+    ir::Stmt body = Mutate(op.body);
+    if (op.for_kind != ir::ForKind::kParallel && body == op.body) return s;
+    return std::make_shared<ir::ForNode>(op.var, op.min, op.extent, ir::ForKind::kSerial, 0, body,
+                                         op.loc);
+  }
+};
+
 class ParallelRewriter : public ir::Mutator {
  public:
   explicit ParallelRewriter(PassContext& ctx) : ctx_(ctx), temps_(ctx) {}
@@ -262,6 +290,15 @@ ir::Stmt ParallelRewriter::LowerNest(const ir::Stmt& s, const ir::ForNode& outer
       return s;
     }
     body = inner->body;
+  }
+  if (HasIf(body)) {
+    int64_t n = 1;
+    for (int64_t e : nest.extents) n *= e;
+    ctx_.diag->Warning(outer.loc)
+        << "T.Parallel body branches per element (an if statement): it runs as a serial loop of "
+        << n << " scalar iterations; T.if_then_else keeps it on the vector unit";
+    ctx_.Count("nests_serialised");
+    return Serialise().Mutate(s);
   }
   parallel::OpSink sink(ctx_, !ctx_.configs.auto_sync);
   parallel::StoreLowerer lowerer(nest, temps_, sink, ctx_);

@@ -39,7 +39,10 @@
 // element-wise read of an L1 or L0 buffer, the loop var used as a value, operators without a
 // vector op (//, %, logic), mixed tile dtypes, a per-row operand combined with a per-column
 // one, a condition that is not one comparison, other statements in the nest, deeper nests.
-// Statistics: "nests_lowered", "tile_ops", "barriers", "temp_bytes" (UB bytes of new temps).
+// A nest whose body has an if statement (a branch per element) becomes serial loops of
+// scalar code instead, with a warning (upstream's fallback; T.if_then_else vectorises).
+// Statistics: "nests_lowered", "nests_serialised", "tile_ops", "barriers", "temp_bytes" (UB
+// bytes of new temps).
 // Pure function of its inputs; see pass.h for the pass contract and thread safety.
 #pragma once
 

@@ -292,6 +292,13 @@ def test_mul_add_dst(tilejitd, dtype, shape):
     np.testing.assert_allclose(np.asarray(got, np.float32), want, **TOL[dtype])
 
 
+def test_parallel_branch_per_element_runs_serially(tilejitd):
+    """if/else in a T.Parallel body (upstream's test_parallel_if_else_serial_fallback) runs as
+    scalar code and gives the element-wise result."""
+    a = _input((40,), "float32", False, 25)
+    np.testing.assert_array_equal(tile_ops.relu_by_branches(40)(a), np.maximum(a, 0))
+
+
 GATHER_PATTERNS = {"P0101": (2, 0), "P1010": (2, 1), "P0001": (4, 0), "P0010": (4, 1),
                    "P0100": (4, 2), "P1000": (4, 3), "P1111": (1, 0)}
 

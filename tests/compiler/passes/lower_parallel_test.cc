@@ -130,6 +130,27 @@ TEST(LowerParallel, BitwiseOperatorsBecomeBitwiseTileOps) {
                            allocs));
 }
 
+// upstream's parallel_ub_stride::test_parallel_if_else_serial_fallback: a branch per element
+// has no vector form, so the nest runs serially on the scalar unit, with a warning.
+TEST(LowerParallel, ABranchPerElementFallsBackToSerialLoops) {
+  PassRunner r;
+  r.ctx.configs.auto_sync = true;
+  std::string out = r.Run(LowerParallel, ParallelKernel("  for %v0 in parallel(0, 64) {\n"
+                                                        "    if %ub_1[%v0] > 0.0 {\n"
+                                                        "      %ub_1[%v0] = 0.0\n"
+                                                        "    }\n"
+                                                        "  }\n"));
+  EXPECT_EQ(out, ParallelKernel("  for %v0 in serial(0, 64) {\n"
+                                "    if %ub_1[%v0] > 0.0 {\n"
+                                "      %ub_1[%v0] = 0.0\n"
+                                "    }\n"
+                                "  }\n"));
+  ASSERT_EQ(r.Messages(Severity::kWarning).size(), 1u);
+  EXPECT_NE(r.Messages(Severity::kWarning)[0].find("runs as a serial loop of 64 scalar iterations"),
+            std::string::npos);
+  EXPECT_EQ(r.ctx.stats["nests_serialised"], 1);
+}
+
 TEST(LowerParallel, AutoSyncLeavesTheBarriersToSyncInsert) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;

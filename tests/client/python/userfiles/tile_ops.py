@@ -420,3 +420,25 @@ def mul_add_dst(M, N, dtype):
                 T.copy(c, D[vid * sub, 0])
 
     return main
+
+
+@tilelang.jit(out_idx=[-1], pass_configs={tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True})
+def relu_by_branches(N):
+    """B = max(A, 0) written with an if/else per element in T.Parallel (a serial fallback)."""
+
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((N,), "float32")
+            c = T.alloc_ub((N,), "float32")
+            with T.Scope("V"):
+                if vid == 0:
+                    T.copy(A, a)
+                    for j in T.Parallel(N):
+                        if a[j] > 0:
+                            c[j] = a[j]
+                        else:
+                            c[j] = 0.0
+                    T.copy(c, B)
+
+    return main
