@@ -41,7 +41,7 @@ constexpr PassInfo kPasses[] = {
      "[R, 1] UB vectors used only by vector ops -> [R], dense like every [R] vector"},
     {"vid_reduction", 1, Always, passes::VidReduction,
      "threads=2: vector row tiles split between the two AIVs by data flow"},
-    {"lower_parallel", 2, Always, passes::LowerParallel,
+    {"lower_parallel", 3, Always, passes::LowerParallel,
      "T.Parallel element-wise loops -> tile vector ops on whole regions"},
     {"expand_composites", 1, Always, passes::ExpandComposites,
      "gemm_v0 -> L1->L0 loads into double-buffered L0 tiles + mma over K slices"},
