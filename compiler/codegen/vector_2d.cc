@@ -13,7 +13,6 @@
 namespace tilejit::codegen::vec {
 namespace {
 
-constexpr int64_t kMaxCount = 65280;
 constexpr int64_t kRowGroupVec = 240;
 constexpr int64_t kRowGroupCol = 255;
 
@@ -55,9 +54,10 @@ Status Emit2d(VecOp& v, const TwoDArgs& a) {
   int64_t group = kRowGroupCol;
   if (a.per_row) group = a.vec.stride == es ? kRowGroupVec : 1;
   for (int64_t r0 = 0; r0 < a.rows; r0 += group) {
-    for (int64_t c0 = 0; c0 < a.cols; c0 += kMaxCount) {
+    for (int64_t c0 = 0; c0 < a.cols; c0 += kMaxVectorCount) {
       const bool chained = a.reduce && (a.per_row ? c0 > 0 : r0 > 0);
-      Piece p{r0, c0, std::min(group, a.rows - r0), std::min(kMaxCount, a.cols - c0), chained};
+      Piece p{r0, c0, std::min(group, a.rows - r0), std::min(kMaxVectorCount, a.cols - c0),
+              chained};
       TILEJIT_RETURN_IF_ERROR(EmitPiece(v, a, p));
     }
   }

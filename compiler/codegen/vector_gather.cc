@@ -10,12 +10,6 @@
 #include "compiler/codegen/vector_internal.h"
 
 namespace tilejit::codegen::vec {
-namespace {
-
-constexpr int64_t kMaxCount = 65280;  // a multiple of 16: pieces stay 32-byte aligned
-
-}  // namespace
-
 Status EmitGather(VecOp& v) {
   TILEJIT_ASSIGN_OR_RETURN(Tile dst, v.TileArg(0, "destination"));
   TILEJIT_ASSIGN_OR_RETURN(Tile src, v.TileArg(1, "source"));
@@ -34,10 +28,10 @@ Status EmitGather(VecOp& v) {
   const int64_t rows = flat ? 1 : dst.rows, cols = flat ? dst.rows * dst.cols : dst.cols;
   in.repeat = target::OpImm(1);
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c0 = 0; c0 < cols; c0 += kMaxCount) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kMaxVectorCount) {
       in.dst = Off(dst.addr, r * dst.pitch + c0 * dst.es);
       in.src1 = Off(off.addr, r * off.pitch + c0 * off.es);
-      in.count = target::OpImm(std::min(kMaxCount, cols - c0));
+      in.count = target::OpImm(std::min(kMaxVectorCount, cols - c0));
       TILEJIT_RETURN_IF_ERROR(v.Emit(in));
     }
   }

@@ -10,12 +10,6 @@
 #include "compiler/target/gather_pattern.h"
 
 namespace tilejit::codegen::vec {
-namespace {
-
-constexpr int64_t kMaxCount = 65280;
-
-}  // namespace
-
 Status EmitGatherMask(VecOp& v) {
   TILEJIT_ASSIGN_OR_RETURN(Tile dst, v.TileArg(0, "destination"));
   TILEJIT_ASSIGN_OR_RETURN(Tile src, v.TileArg(1, "source"));
@@ -40,8 +34,8 @@ Status EmitGatherMask(VecOp& v) {
   in.scalar = target::OpImm(pattern->code);
   in.repeat = target::OpImm(1);
   int64_t out = 0;
-  for (int64_t c0 = 0; c0 < n; c0 += kMaxCount) {
-    const int64_t count = std::min(kMaxCount, n - c0);
+  for (int64_t c0 = 0; c0 < n; c0 += kMaxVectorCount) {
+    const int64_t count = std::min(kMaxVectorCount, n - c0);
     in.src = Off(src.addr, c0 * src.es);
     in.dst = Off(dst.addr, out * dst.es);
     in.count = target::OpImm(count);

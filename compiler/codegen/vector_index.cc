@@ -9,8 +9,6 @@
 namespace tilejit::codegen::vec {
 namespace {
 
-constexpr int64_t kMaxCount = 65280;  // a multiple of 16: pieces stay 32-byte aligned
-
 // first + at: folded for a constant first, else an add in first's type.
 ir::Expr StartOf(const ir::Expr& first, int64_t at) {
   if (at == 0) return first;
@@ -38,11 +36,11 @@ Status EmitIndex(VecOp& v) {
   in.repeat = target::OpImm(1);
   for (int64_t m = 0; m < dst.batch(); ++m) {
     for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c0 = 0; c0 < cols; c0 += kMaxCount) {
+      for (int64_t c0 = 0; c0 < cols; c0 += kMaxVectorCount) {
         const int64_t at = (m * dst.rows * dst.cols) + r * cols + c0;
         TILEJIT_ASSIGN_OR_RETURN(in.scalar, v.ScalarBits(StartOf(*first, at), dst.dtype));
         in.dst = Off(dst.addr, dst.mats[m] + r * dst.pitch + c0 * dst.es);
-        in.count = target::OpImm(std::min(kMaxCount, cols - c0));
+        in.count = target::OpImm(std::min(kMaxVectorCount, cols - c0));
         TILEJIT_RETURN_IF_ERROR(v.Emit(in));
       }
     }

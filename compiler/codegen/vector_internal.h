@@ -50,6 +50,11 @@ struct Tile {
   int64_t batch() const { return static_cast<int64_t>(mats.size()); }
 };
 
+// The most elements one count-field instruction covers: a multiple of 256 below the field's
+// 65535, so every piece after the first still starts 32-byte aligned for any element size and
+// any gather_mask period.
+inline constexpr int64_t kMaxVectorCount = 65280;
+
 // Opnd `o` moved by `bytes` (folded into the immediate).
 inline target::Opnd Off(target::Opnd o, int64_t bytes) { return {o.reg, o.imm + bytes}; }
 

@@ -114,12 +114,15 @@ class MemoryPlanner {
     for (Item& it : items_) it.address = -1;
     return CheckAnnotations() && (reuse ? PlaceWithReuse() : PlaceOthers());
   }
-  // Whether Plan(true) would succeed; reports nothing.
-  bool FitsWithReuse() {
+  // Plan(true) that reports only on success (its warnings); false, with nothing reported and
+  // nothing placed that counts, when the memory does not fit.
+  bool TryPlanWithReuse() {
     DiagnosticEngine quiet(ctx_.diag->sources());
     DiagnosticEngine* real = std::exchange(ctx_.diag, &quiet);
     const bool ok = Plan(true);
     ctx_.diag = real;
+    if (ok)
+      for (const Diagnostic& d : quiet.diagnostics()) ctx_.diag->Add(d);
     return ok;
   }
 
@@ -340,12 +343,13 @@ Result<ir::Kernel> MemoryPlanning(const ir::Kernel& kernel, PassContext& ctx) {
     // When the coarse lifetimes do not fit, buffers of one loop body may share bytes if no
     // value crosses iterations (buffer_lifetimes.h); upstream's sparse flash attention needs
     // it for its two L0C tiles.
-    const bool refine = reuse && !coarse.FitsWithReuse();
+    const bool planned = reuse && coarse.TryPlanWithReuse();
+    const bool refine = reuse && !planned;
     if (refine && crossing_only.empty())
       crossing_only = analysis::BufferLifetimes(kernel.body, analysis::LoopRule::kCrossingOnly);
     MemoryPlanner planner = refine ? planner_for(mem, crossing_only) : std::move(coarse);
     if (refine) ctx.Count("crossing_only_" + std::string(target::MemName(mem)));
-    if (!planner.Plan(reuse)) continue;  // diagnosed; keep checking the other memories
+    if (!planned && !planner.Plan(reuse)) continue;  // diagnosed; keep checking the others
     ctx.Count("onchip_bytes_" + std::string(target::MemName(planner.mem())), planner.HighWater());
     for (const auto& [b, address] : planner.Placements()) {
       if (b->address == address) continue;
