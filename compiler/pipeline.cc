@@ -43,8 +43,9 @@ constexpr PassInfo kPasses[] = {
      "threads=2: vector row tiles split between the two AIVs by data flow"},
     {"lower_parallel", 3, Always, passes::LowerParallel,
      "T.Parallel element-wise loops -> tile vector ops on whole regions"},
-    {"expand_composites", 1, Always, passes::ExpandComposites,
-     "gemm_v0 -> L1->L0 loads into double-buffered L0 tiles + mma over K slices"},
+    {"expand_composites", 2, Always, passes::ExpandComposites,
+     "gemm_v0 -> L1->L0 loads into double-buffered L0 tiles + mma over K slices; UB scratch "
+     "for sort, topk and merge_sort"},
     {"legalize_copies", 1, Always, passes::LegalizeCopies,
      "every copy is a data path of the target; L0C->UB and UB->L1 via GM workspaces"},
     {"multi_buffer", 2, Always, passes::MultiBuffer,

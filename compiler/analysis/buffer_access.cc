@@ -41,6 +41,9 @@ void AddTileOp(const ir::TileOpNode& op, std::vector<BufferAccess>* out) {
       if (i == 0) {
         AddRegion(*r, true, out);
         if (ReadsDestination(op)) out->push_back({r->buffer.get(), false, r});
+      } else if (ir::SortScratch(op) == i) {  // written, then read, by the op alone
+        AddRegion(*r, true, out);
+        out->push_back({r->buffer.get(), false, r});
       } else {
         AddRegion(*r, false, out);
       }

@@ -56,11 +56,12 @@ Status GmUbRows(Emitter& e, const CopyArgs& a, Opnd dst, Opnd src, Opnd rows, Op
       EndsAtLastColumn(u) && es <= 4) {
     in.pad = 1;
   }
-  const bool contiguous =
-      rows.is_static() && cols.is_static() && in.pad == 0 &&
-      (u.rows == 1 || (g.layout.pitch == row_bytes && u.layout.pitch == row_bytes));
-  if (contiguous && u.rows * row_bytes <= kMaxBurstLen) {
-    in.len = OpImm(u.rows * row_bytes);
+  // One burst when the rows x cols (a tail may have clipped them) are one run on both sides.
+  const bool contiguous = rows.is_static() && cols.is_static() && in.pad == 0 &&
+                          (rows.imm == 1 || (cols.imm == u.cols && g.layout.pitch == row_bytes &&
+                                             u.layout.pitch == row_bytes));
+  if (contiguous && rows.imm * cols.imm * es <= kMaxBurstLen) {
+    in.len = OpImm(rows.imm * cols.imm * es);
     in.nburst = OpImm(1);
     e.Emit(in);
     return Status::Ok();

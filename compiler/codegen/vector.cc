@@ -36,6 +36,8 @@ Status EmitVectorOp(Emitter& e, const ir::TileOpNode& op) {
       return vec::EmitIndex(v);
     case ir::TileOpFamily::kGatherMask:
       return vec::EmitGatherMask(v);
+    case ir::TileOpFamily::kSort:
+      return vec::EmitSort(v);
     case ir::TileOpFamily::kCopy:
     case ir::TileOpFamily::kCube:
       break;

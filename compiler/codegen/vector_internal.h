@@ -188,5 +188,6 @@ Status EmitTranspose(VecOp& v);
 Status EmitGather(VecOp& v);
 Status EmitIndex(VecOp& v);
 Status EmitGatherMask(VecOp& v);  // vector_gather_mask.cc
+Status EmitSort(VecOp& v);        // vector_sort.cc: sort32, merge_sort, sort, topk
 
 }  // namespace tilejit::codegen::vec

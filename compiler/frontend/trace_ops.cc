@@ -90,6 +90,8 @@ bool Tracer::TraceTileOp(const BuiltinRow& row, const Expr& call, const BoundArg
     case ir::TileOpFamily::kCompare:
     case ir::TileOpFamily::kSelect:
       return TraceCompareSelect(row, call, b, out);
+    case ir::TileOpFamily::kSort:
+      return TraceSort(row, call, b, out);
     default:
       return TraceVectorOp(row, call, b, out);
   }

@@ -120,6 +120,8 @@ class Tracer : public Evaluator {
                           std::vector<ir::Stmt>* out);
   bool TraceReduce(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                    std::vector<ir::Stmt>* out);
+  bool TraceSort(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                 std::vector<ir::Stmt>* out);  // trace_sort.cc
   bool TraceRowExpand(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                       std::vector<ir::Stmt>* out);
   bool TraceBrcb(const BuiltinRow& row, const Expr& call, const BoundArgs& b,

@@ -111,6 +111,52 @@ TileOpFamily TileOpFamilyOf(TileOpCode op) {
   return TileOpFamily::kUnary;
 }
 
+size_t SortSources(const TileOpNode& op) {
+  switch (op.op) {
+    case TileOpCode::kSort32:
+      return 2;
+    case TileOpCode::kMergeSort: {
+      const AttrValue* ways = op.FindAttr("ways");
+      return ways != nullptr && std::holds_alternative<int64_t>(*ways)
+                 ? static_cast<size_t>(std::get<int64_t>(*ways))
+                 : 2;
+    }
+    default:
+      return 1;
+  }
+}
+
+std::optional<size_t> SortScratch(const TileOpNode& op) {
+  if (TileOpFamilyOf(op.op) != TileOpFamily::kSort) return std::nullopt;
+  const size_t at = 1 + SortSources(op);
+  if (op.args.size() != at + 1) return std::nullopt;
+  return at;
+}
+
+int64_t SortScratchElements(const TileOpNode& op) {
+  auto elements = [&](size_t i) {
+    const auto* r = std::get_if<Region>(&op.args[i]);
+    return r == nullptr ? 0 : r->num_elements();
+  };
+  switch (op.op) {
+    case TileOpCode::kSort:
+    case TileOpCode::kTopK: {
+      const AttrValue* count = op.FindAttr("count");
+      if (count == nullptr || !std::holds_alternative<int64_t>(*count)) return 0;
+      return 6 * ((std::get<int64_t>(*count) + 31) / 32 * 32);
+    }
+    case TileOpCode::kMergeSort: {
+      const size_t ways = SortSources(op);
+      if (ways < 3 || op.args.size() < 1 + ways) return 0;
+      // The second merged pair of a 4-way merge starts on a 32-byte block (4 proposals).
+      const int64_t first = elements(1) + elements(2);
+      return ways == 3 ? first : (first + 7) / 8 * 8 + elements(3) + elements(4);
+    }
+    default:
+      return 0;
+  }
+}
+
 std::optional<TileOpCode> ParseTileOp(std::string_view name) {
 #define TILEJIT_X(e, s, f) \
   if (name == s) return TileOpCode::e;

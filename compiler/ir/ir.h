@@ -298,6 +298,7 @@ enum class TileOpFamily : uint8_t {
   kGather,      // [dst, src, offsets, base]: dst[i] = src element at byte offsets[i] + base
   kIndex,       // [dst, first]: dst[i] = first + i over the region in row-major order
   kGatherMask,  // [dst, src] {mode}: the elements of src a fixed pattern picks, packed into dst
+  kSort,        // [dst, sources..., scratch?]: (value, index) proposals sorted descending
 };
 
 #define TILEJIT_TILE_OPS(X)                    \
@@ -343,7 +344,11 @@ enum class TileOpFamily : uint8_t {
   X(kGather, "gather", kGather)                \
   X(kCreateVecIndex, "createvecindex", kIndex) \
   X(kGatherMask, "gather_mask", kGatherMask)   \
-  X(kMulAddDst, "mul_add_dst", kBinary)
+  X(kMulAddDst, "mul_add_dst", kBinary)        \
+  X(kSort32, "sort32", kSort)                  \
+  X(kMergeSort, "merge_sort", kSort)           \
+  X(kSort, "sort", kSort)                      \
+  X(kTopK, "topk", kSort)
 
 enum class TileOpCode : uint8_t {
 #define TILEJIT_X(e, s, f) e,
@@ -488,6 +493,19 @@ struct TileOpNode : StmtNode {
 
   const AttrValue* FindAttr(std::string_view key) const;
 };
+
+// The sort family's operands: [dst, sources..., scratch]. sort32 has two sources (values,
+// indices), sort and topk one, merge_sort its `ways` attribute (2..4). The trailing UB scratch
+// is added by expand_composites where the op needs one (sort, topk, merge_sort of 3 or 4
+// ways); the op writes and reads it. SortSources: the number of sources; SortScratch: the
+// scratch operand's index, when present.
+size_t SortSources(const TileOpNode& op);
+std::optional<size_t> SortScratch(const TileOpNode& op);
+// The float32 elements of scratch the op's lowering uses (0: none). sort and topk of `count`
+// elements, N = count rounded up to 32: 6 * N (the float values, their indices, two proposal
+// lists of 2 * N floats each); merge_sort of 3 ways: the first two lists' floats; of 4 ways:
+// those rounded up to a 32-byte block, then the last two lists' floats.
+int64_t SortScratchElements(const TileOpNode& op);
 
 // Who made a sync statement: the kernel's author, or a pass (printed as a `{compiler}` suffix).
 // verify_sync's severity depends on it: a finding on a compiler-made sync is an internal error,

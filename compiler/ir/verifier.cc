@@ -28,10 +28,15 @@ constexpr AttrSpec kReduceAttrs[] = {{"clear", AttrType::kBool}, {"dim", AttrTyp
 constexpr AttrSpec kCastAttrs[] = {{"count", AttrType::kInt}, {"mode", AttrType::kString}};
 constexpr AttrSpec kModeAttrs[] = {{"mode", AttrType::kString}};
 constexpr AttrSpec kBroadcastAttrs[] = {{"axis", AttrType::kInt}};
+constexpr AttrSpec kSortAttrs[] = {
+    {"count", AttrType::kInt}, {"k", AttrType::kInt}, {"ways", AttrType::kInt}};
 
 // Operand kinds per position: 'r' region, 'e' scalar expression, 'x' either.
-std::string_view OperandPattern(TileOpCode op) {
+std::string OperandPattern(const TileOpNode& node) {
+  const TileOpCode op = node.op;
   switch (TileOpFamilyOf(op)) {
+    case TileOpFamily::kSort:  // dst, the sources, and the scratch once expand_composites ran
+      return std::string(1 + SortSources(node) + (SortScratch(node) ? 1 : 0), 'r');
     case TileOpFamily::kCube:
       return "rrr";
     case TileOpFamily::kFill:
@@ -290,7 +295,10 @@ void Verifier::VisitStore(const StoreNode& op) {
 
 void Verifier::VisitTileOp(const TileOpNode& op) {
   std::string name(TileOpName(op.op));
-  std::string_view pattern = OperandPattern(op.op);
+  const std::string pattern = OperandPattern(op);
+  if (op.op == TileOpCode::kMergeSort && (SortSources(op) < 2 || SortSources(op) > 4)) {
+    Report(op.loc, "merge_sort merges 2 to 4 lists, not " + std::to_string(SortSources(op)));
+  }
   if (op.args.size() != pattern.size()) {
     Report(op.loc, name + " takes " + std::to_string(pattern.size()) + " operands, got " +
                        std::to_string(op.args.size()));
@@ -390,6 +398,8 @@ std::span<const AttrSpec> KnownTileOpAttrs(TileOpCode op) {
       return kModeAttrs;
     case TileOpFamily::kBroadcast:
       return kBroadcastAttrs;
+    case TileOpFamily::kSort:
+      return kSortAttrs;
     case TileOpFamily::kFill:
     case TileOpFamily::kBinary:
     case TileOpFamily::kUnary:

@@ -25,6 +25,7 @@
 #include "compiler/ir/buffer_layout.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/passes/expand_composites_internal.h"
 
 namespace tilejit::passes {
 namespace {
@@ -113,6 +114,27 @@ class KernelScan : public ir::Visitor {
   const target::NpuTarget& target_;
 };
 
+}  // namespace
+
+Stmt PrependAllocs(const Stmt& kernel_stmt, std::vector<Stmt> allocs) {
+  if (allocs.empty()) return kernel_stmt;
+  const auto& k = ir::As<ir::KernelNode>(kernel_stmt);
+  std::vector<Stmt> body;
+  const auto* seq = ir::TryAs<ir::SeqNode>(k.body);
+  size_t i = 0;
+  if (seq != nullptr) {  // keep the author's allocations first, then the scratch
+    for (; i < seq->stmts.size() && seq->stmts[i]->kind == ir::StmtKind::kAllocate; ++i)
+      body.push_back(seq->stmts[i]);
+  }
+  body.insert(body.end(), allocs.begin(), allocs.end());
+  if (seq == nullptr) body.push_back(k.body);
+  for (; seq != nullptr && i < seq->stmts.size(); ++i) body.push_back(seq->stmts[i]);
+  return std::make_shared<ir::KernelNode>(k.grid, k.threads, k.cid, k.vid,
+                                          ir::Seq(std::move(body), k.body->loc), k.loc);
+}
+
+namespace {
+
 class GemmExpander : public ir::Mutator {
  public:
   GemmExpander(PassContext& ctx, int64_t free_a, int64_t free_b)
@@ -149,22 +171,10 @@ class GemmExpander : public ir::Mutator {
 };
 
 Stmt GemmExpander::MutateKernelStmt(const Stmt& s, const ir::KernelNode& op) {
-  Stmt out = ir::Mutator::MutateKernelStmt(s, op);
-  if (new_allocs_.empty()) return out;
-  const auto& k = ir::As<ir::KernelNode>(out);
-  std::vector<Stmt> body;
-  const auto* seq = ir::TryAs<ir::SeqNode>(k.body);
-  size_t i = 0;
-  if (seq != nullptr) {  // keep the author's allocations first, then the scratch
-    for (; i < seq->stmts.size() && seq->stmts[i]->kind == ir::StmtKind::kAllocate; ++i)
-      body.push_back(seq->stmts[i]);
-  }
-  body.insert(body.end(), new_allocs_.begin(), new_allocs_.end());
-  if (seq == nullptr) body.push_back(k.body);
-  for (; seq != nullptr && i < seq->stmts.size(); ++i) body.push_back(seq->stmts[i]);
+  Stmt body = ir::Mutator::MutateKernelStmt(s, op);  // fills new_allocs_
+  Stmt out = PrependAllocs(body, std::move(new_allocs_));
   new_allocs_.clear();
-  return std::make_shared<ir::KernelNode>(k.grid, k.threads, k.cid, k.vid,
-                                          ir::Seq(std::move(body), k.body->loc), k.loc);
+  return out;
 }
 
 Stmt GemmExpander::MutateTileOp(const Stmt& s, const ir::TileOpNode& op) {
@@ -442,15 +452,16 @@ void ReportReservedIds(const KernelScan& scan, PassContext& ctx) {
 
 Result<ir::Kernel> ExpandComposites(const ir::Kernel& kernel, PassContext& ctx) {
   TILEJIT_CHECK(ctx.target != nullptr && ctx.diag != nullptr) << "PassContext incomplete";
+  TILEJIT_ASSIGN_OR_RETURN(ir::Kernel sorted, AttachSortScratch(kernel, ctx));
   KernelScan scan(*ctx.target);
-  scan.VisitKernel(kernel);
-  if (scan.gemms.empty()) return kernel;
+  scan.VisitKernel(sorted);
+  if (scan.gemms.empty()) return sorted;
   if (!ctx.configs.auto_sync) ReportReservedIds(scan, ctx);
   if (ctx.diag->has_errors()) return ctx.diag->ToStatus();
   auto capacity = [&](target::Mem m) { return target::MemInfoOf(*ctx.target, m)->bytes.value; };
   GemmExpander expander(ctx, capacity(target::Mem::kL0A) - scan.used_a,
                         capacity(target::Mem::kL0B) - scan.used_b);
-  ir::Kernel out = expander.MutateKernel(kernel);
+  ir::Kernel out = expander.MutateKernel(sorted);
   if (ctx.diag->has_errors()) return ctx.diag->ToStatus();
   return out;
 }

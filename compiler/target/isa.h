@@ -164,6 +164,12 @@ enum class TimingClass : uint8_t {
 // isa.def). An opcode uses the fields listed for it in isa.def; every other field must keep
 // its default (zero) value, which Validate checks. `line` is the index into the kernel's line
 // table (canonical IR statement ids); it is encoded with the instruction.
+// A sort proposal (vsort32, vmrgsort; docs/isa.md): 8 bytes, the value at byte 0 (an f32, or
+// an f16 followed by two zero bytes) and its 32-bit index at byte 4. vsort32 sorts groups of
+// kSortGroup elements.
+inline constexpr int64_t kProposalBytes = 8;
+inline constexpr int64_t kSortGroup = 32;
+
 struct Instr {
   Opcode op = Opcode::kNop;
 #define TILEJIT_ISA_FIELD(name, kind, bits, lo, hi, doc) \

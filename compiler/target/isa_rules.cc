@@ -21,6 +21,7 @@ constexpr DTypes kVecShift = {DType::kS16, DType::kU16, DType::kS32, DType::kU32
 constexpr DTypes kVecPow = {DType::kF16, DType::kF32, DType::kS32};
 constexpr DTypes kVecIndex = {DType::kF16, DType::kF32, DType::kS16,
                               DType::kU16, DType::kS32, DType::kU32};
+constexpr DTypes kVecF32 = {DType::kF32};
 constexpr DTypes kVecMove = {DType::kF16, DType::kBF16, DType::kF32, DType::kS16,
                              DType::kU16, DType::kS32,  DType::kU32};
 constexpr DTypes kCastTypes = {DType::kF16, DType::kBF16, DType::kF32, DType::kS8,
@@ -64,7 +65,10 @@ DTypes VectorDTypes(Opcode op) {
     case Opcode::kVsin:
     case Opcode::kVcos:
     case Opcode::kVround:
+    case Opcode::kVsort32:
       return kVecFloat;
+    case Opcode::kVmrgsort:
+      return kVecF32;
     case Opcode::kVmov:
     case Opcode::kVdup:
     case Opcode::kVbrcb:

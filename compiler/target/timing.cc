@@ -151,7 +151,10 @@ Result<Cost> Vector(const Instr& in, const NpuTarget& t, TimingClass cls, Operan
     return InvalidArgument("target " + std::string(t.name) + " lacks a vector cost");
   const int64_t rep_bytes = t.repeat_bytes.value;
   int64_t repeats = ops.Get(FieldId::repeat);
-  if (UsesField(in.op, FieldId::count)) {
+  if (UsesField(in.op, FieldId::count1)) {  // vmrgsort: one repeat per 256 bytes of proposals
+    repeats =
+        CeilDiv((ops.Get(FieldId::count) + ops.Get(FieldId::count1)) * kProposalBytes, rep_bytes);
+  } else if (UsesField(in.op, FieldId::count)) {
     repeats *= CeilDiv(ops.Get(FieldId::count) * DTypeBytes(in.dtype), rep_bytes);
   }
   const int64_t uops =

@@ -446,6 +446,7 @@ void DescribeVector(const Instr& in, std::vector<Span>* out) {
                  repeat * in.count.imm * Eb(in.dtype), true});
     return;
   }
+  if (in.op == Opcode::kVsort32 || in.op == Opcode::kVmrgsort) return DescribeSort(in, out);
   if (in.op == Opcode::kVgathermask) {
     const auto pattern = target::GatherPatternCoded(in.scalar.imm);
     const uint64_t n = repeat * in.count.imm, eb = Eb(in.dtype);
@@ -488,6 +489,8 @@ void DescribeVector(const Instr& in, std::vector<Span>* out) {
 Status ApplyVector(const Instr& in, MemView& mem) {
   if (in.op == Opcode::kVgather) return GatherEffect(in, mem);
   if (in.op == Opcode::kVgathermask) return GatherMaskEffect(in, mem);
+  if (in.op == Opcode::kVsort32) return Sort32Effect(in, mem);
+  if (in.op == Opcode::kVmrgsort) return MrgSortEffect(in, mem);
   if (in.op == Opcode::kVindex) {
     IndexEffect(in, mem);
     return Status::Ok();

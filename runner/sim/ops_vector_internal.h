@@ -229,4 +229,9 @@ void MapScalar(const T* a, T s, T* out, uint64_t n, Op op) {
 void Describe2d(const target::Instr& in, std::vector<Span>* out);
 Status Apply2d(const target::Instr& in, MemView& mem);
 
+// vsort32 and vmrgsort (ops_vector_sort.cc): access set and effects.
+void DescribeSort(const target::Instr& in, std::vector<Span>* out);
+Status Sort32Effect(const target::Instr& in, MemView& mem);
+Status MrgSortEffect(const target::Instr& in, MemView& mem);
+
 }  // namespace tilejit::runner::sim::internal

@@ -538,6 +538,76 @@ TEST(SimVectorOps, AccessSetsListExactlyTheActiveBytes) {
   EXPECT_TRUE(spans[2].write);
 }
 
+// AscendC Sort32: each group of 32 scores sorted descending into (score, index) proposals, the
+// index moved bit for bit; for half the score is followed by two zero bytes. Equal scores keep
+// their order and NaN ranks first (docs/isa.md's choices).
+TEST(SimVectorOps, Sort32SortsEachGroupIntoProposals) {
+  std::vector<uint8_t> init(kUbBytes);
+  float values[64];
+  for (int i = 0; i < 64; ++i) values[i] = static_cast<float>((i * 7) % 11);
+  values[40] = std::nanf("");
+  std::memcpy(&init[1024], values, sizeof(values));
+  for (uint32_t i = 0; i < 64; ++i) {
+    const uint32_t index = 0xabc00000u + i;
+    std::memcpy(&init[2048 + 4 * i], &index, 4);
+  }
+  HostUb ub(init);
+  Status st = ApplyEffect(One("vsort32 dst=0, src=1024, src1=2048, repeat=2, dtype=f32"), ub);
+  ASSERT_TRUE(st.ok()) << st;
+  auto at = [&](int k) {
+    float v;
+    uint32_t index;
+    std::memcpy(&v, &ub.bytes()[8 * k], 4);
+    std::memcpy(&index, &ub.bytes()[8 * k + 4], 4);
+    return std::pair{v, index - 0xabc00000u};
+  };
+  EXPECT_EQ(at(0), (std::pair{10.0f, 3u}));  // 3 * 7 % 11 = 10, the first 10 of group 0
+  EXPECT_EQ(at(1), (std::pair{10.0f, 14u}));
+  EXPECT_EQ(at(31).first, 0.0f);
+  EXPECT_TRUE(std::isnan(at(32).first));  // group 1 starts with its NaN
+  EXPECT_EQ(at(32).second, 40u);
+  for (int k = 34; k < 64; ++k) EXPECT_GE(at(k - 1).first, at(k).first) << k;
+  std::vector<Span> spans;
+  DescribeAccesses(One("vsort32 dst=0, src=1024, src1=2048, repeat=2, dtype=f16"), &spans);
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[0].bytes, 128u);  // 64 halves
+  EXPECT_EQ(spans[1].bytes, 256u);  // 64 indices
+  EXPECT_TRUE(spans[2].write);
+  EXPECT_EQ(spans[2].bytes, 512u);  // 64 proposals
+}
+
+// AscendC MrgSort on two lists: the merged proposals in descending order, the first list
+// first among equal scores.
+TEST(SimVectorOps, MrgSortMergesTwoSortedLists) {
+  std::vector<uint8_t> init(kUbBytes);
+  auto put = [&](size_t at, std::vector<float> v, uint32_t first_index) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      const uint32_t index = first_index + static_cast<uint32_t>(i);
+      std::memcpy(&init[at + 8 * i], &v[i], 4);
+      std::memcpy(&init[at + 8 * i + 4], &index, 4);
+    }
+  };
+  put(1024, {9, 5, 5, 1}, 100);
+  put(2048, {7, 5, 0}, 200);
+  HostUb ub(init);
+  Status st =
+      ApplyEffect(One("vmrgsort dst=0, src=1024, src1=2048, count=4, count1=3, dtype=f32"), ub);
+  ASSERT_TRUE(st.ok()) << st;
+  std::vector<uint32_t> order;
+  for (int k = 0; k < 7; ++k) {
+    uint32_t index;
+    std::memcpy(&index, &ub.bytes()[8 * k + 4], 4);
+    order.push_back(index);
+  }
+  EXPECT_EQ(order, (std::vector<uint32_t>{100, 200, 101, 102, 201, 103, 202}));
+  std::vector<Span> spans;
+  DescribeAccesses(One("vmrgsort dst=0, src=1024, src1=2048, count=4, count1=3, dtype=f32"),
+                   &spans);
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[2].bytes, 56u);
+  EXPECT_TRUE(spans[2].write);
+}
+
 }  // namespace
 }  // namespace vector_ops_test
 }  // namespace tilejit::runner::sim

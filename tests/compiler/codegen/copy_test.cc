@@ -321,6 +321,32 @@ TEST(CopyGmUb, OneDimensionalTail) {
   EXPECT_TRUE(AllClose(ToFloats(run->outputs[1]), PaddedRows(x, 100, 1, 128, -1.0f), 0, 0));
 }
 
+// A tail known at compile time (constant region start) on a one-row tile: the load reads only
+// the tensor's 131 columns (no out-of-bounds read past them) and pads the rest.
+constexpr char kUbStaticRowTail[] = R"(
+param %p0: gm float32[1, 131] input
+param %p1: gm float32[1, 160] output
+out_idx = [1]
+workspace_idx = []
+launch(1, threads=1) (%cid, %vid) {
+  alloc %ub_0: ub float32[1, 160] @0
+  scope vector {
+    copy(%ub_0, %p0[0:+1, 0:+160]) {pad_value=-1.0}
+    set_flag(mte2, mte3, 0)
+    wait_flag(mte2, mte3, 0)
+    copy(%p1, %ub_0)
+  }
+}
+)";
+
+TEST(CopyGmUb, StaticTailOfOneRowIsClipped) {
+  const std::vector<float> x = Quarters(131, 13);
+  auto run = RunIr(kUbStaticRowTail, {F32({1, 131}, x)});
+  ASSERT_TRUE(run.ok()) << run.status();
+  ExpectNoFindings(run->report);
+  EXPECT_TRUE(AllClose(ToFloats(run->outputs[0]), PaddedRows(x, 131, 1, 160, -1.0f), 0, 0));
+}
+
 // ---- UB -> UB --------------------------------------------------------------------------------
 
 constexpr char kUbUb[] = R"(

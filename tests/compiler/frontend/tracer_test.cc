@@ -128,6 +128,18 @@ TEST(Tracer, GatherMaskTakesABuiltInPatternName) {
       << d;
 }
 
+TEST(Tracer, SortOpsTakeTheirCountsAsAttributes) {
+  std::string ir = Trace(VecKernel("T.tile.topk(a, r, 10, 51)\nT.tile.merge_sort(a, r, c, r)"));
+  EXPECT_NE(ir.find("topk(%ub_0, %ub_1) {count=51, k=10}"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("merge_sort(%ub_0, %ub_1, %ub_2, %ub_1) {ways=3}"), std::string::npos) << ir;
+  std::string d = TraceError(VecKernel("T.tile.sort(a, r, vid + 3)"));
+  EXPECT_NE(d.find("T.tile.sort actual_num must be a positive int known at compile time"),
+            std::string::npos)
+      << d;
+  d = TraceError(VecKernel("T.tile.merge_sort(a, r, c, src3=r)"));
+  EXPECT_NE(d.find("takes src3 only after src2"), std::string::npos) << d;
+}
+
 TEST(Tracer, MismatchedBinaryShapesNameBothShapes) {
   std::string d = TraceError(VecKernel("x = T.alloc_ub((8,), \"float\")\nT.tile.add(a, a, x)"));
   EXPECT_NE(d.find("destination is [64, 64] but the second source is [8]"), std::string::npos) << d;

@@ -52,6 +52,32 @@ TEST(ExpandComposites, SingleSliceGemmInExpertModeCarriesItsOwnSyncsOnOneSlot) {
   EXPECT_EQ(r.ctx.stats["scratch_bytes_l0a"], 2 * 3 * 512);
 }
 
+// sort and topk get 6 * N floats of UB scratch (N: actual_num rounded up to 32), merge_sort
+// of 3 or 4 ways the floats of its first two lists (4 ways: block-aligned, plus the last two);
+// sort32 and a 2-way merge need none. A second run adds nothing.
+TEST(ExpandComposites, SortOpsGetTheirScratch) {
+  PassRunner r;
+  const std::string allocs =
+      "  alloc %ub_0: ub float32[1, 160]\n"
+      "  alloc %ub_1: ub float32[1, 320]\n"
+      "  alloc %ub_2: ub float32[78]\n";
+  std::string out = r.Run(ExpandComposites, Kernel(allocs,
+                                                   "  sort(%ub_1, %ub_0) {count=131}\n"
+                                                   "  merge_sort(%ub_1, %ub_2, %ub_2) {ways=2}\n"
+                                                   "  merge_sort(%ub_1, %ub_2, %ub_2, %ub_2, "
+                                                   "%ub_2) {ways=4}\n"));
+  const std::string want = Kernel(allocs +
+                                      "  alloc %ub_3: ub float32[960] compiler_scratch\n"
+                                      "  alloc %ub_4: ub float32[316] compiler_scratch\n",
+                                  "  sort(%ub_1, %ub_0, %ub_3) {count=131}\n"
+                                  "  merge_sort(%ub_1, %ub_2, %ub_2) {ways=2}\n"
+                                  "  merge_sort(%ub_1, %ub_2, %ub_2, %ub_2, %ub_2, %ub_4) "
+                                  "{ways=4}\n");
+  EXPECT_EQ(out, want);  // 4 ways: 156 floats rounded up to 160, then 156 more
+  EXPECT_EQ(r.ctx.stats["sort_scratch_bytes"], (960 + 316) * 4);
+  EXPECT_EQ(PassRunner().Run(ExpandComposites, want), want);
+}
+
 TEST(ExpandComposites, SlicesKByTheLargestFittingDivisorWithRuntimeInit) {
   // Whole K = 512 needs 2 x 128 KiB of l0a; 128 is the largest multiple of 16 dividing 512 whose
   // two slots fit (2 x 32 KiB in l0a and in l0b).
