@@ -38,6 +38,10 @@ Status EmitVectorOp(Emitter& e, const ir::TileOpNode& op) {
       return vec::EmitGatherMask(v);
     case ir::TileOpFamily::kSort:
       return vec::EmitSort(v);
+    case ir::TileOpFamily::kRawReduce:
+      return vec::EmitRawReduce(v);
+    case ir::TileOpFamily::kGatherB:
+      return vec::EmitGatherB(v);
     case ir::TileOpFamily::kCopy:
     case ir::TileOpFamily::kCube:
       break;

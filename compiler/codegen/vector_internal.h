@@ -189,5 +189,7 @@ Status EmitGather(VecOp& v);
 Status EmitIndex(VecOp& v);
 Status EmitGatherMask(VecOp& v);  // vector_gather_mask.cc
 Status EmitSort(VecOp& v);        // vector_sort.cc: sort32, merge_sort, sort, topk
+Status EmitRawReduce(VecOp& v);   // vector_raw.cc: block_reduce_*, wholereduce*
+Status EmitGatherB(VecOp& v);     // vector_raw.cc
 
 }  // namespace tilejit::codegen::vec

@@ -15,21 +15,6 @@ constexpr std::string_view kCompareModes[] = {"EQ", "NE", "GT", "GE", "LT", "LE"
 constexpr std::string_view kSelectModes[] = {"VSEL_CMPMASK_SPR", "VSEL_TENSOR_SCALAR_MODE",
                                              "VSEL_TENSOR_TENSOR_MODE"};
 
-template <size_t N>
-bool OneOf(const std::string& s, const std::string_view (&list)[N]) {
-  for (std::string_view x : list) {
-    if (x == s) return true;
-  }
-  return false;
-}
-
-template <size_t N>
-std::string Join(const std::string_view (&list)[N]) {
-  std::string out;
-  for (std::string_view x : list) out += (out.empty() ? "" : ", ") + std::string(x);
-  return out;
-}
-
 }  // namespace
 
 bool Tracer::TraceOpCall(const std::string& name, const Expr& call, const std::vector<Value>& args,
@@ -92,6 +77,9 @@ bool Tracer::TraceTileOp(const BuiltinRow& row, const Expr& call, const BoundArg
       return TraceCompareSelect(row, call, b, out);
     case ir::TileOpFamily::kSort:
       return TraceSort(row, call, b, out);
+    case ir::TileOpFamily::kRawReduce:
+    case ir::TileOpFamily::kGatherB:
+      return TraceRawRepeat(row, call, b, out);
     default:
       return TraceVectorOp(row, call, b, out);
   }

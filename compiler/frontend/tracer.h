@@ -26,16 +26,34 @@
 // Not thread-safe; one Tracer per compile.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/frontend/host_eval.h"
 #include "compiler/ir/ir.h"
 
 namespace tilejit::frontend {
+
+// Whether `s` is one of a fixed list of choices (a mode name), and the list as "a, b, c" for
+// the diagnostic that names them.
+template <size_t N>
+bool OneOf(const std::string& s, const std::string_view (&list)[N]) {
+  for (std::string_view x : list) {
+    if (x == s) return true;
+  }
+  return false;
+}
+template <size_t N>
+std::string Join(const std::string_view (&list)[N]) {
+  std::string out;
+  for (std::string_view x : list) out += (out.empty() ? "" : ", ") + std::string(x);
+  return out;
+}
 
 class Tracer : public Evaluator {
  public:
@@ -122,6 +140,8 @@ class Tracer : public Evaluator {
                    std::vector<ir::Stmt>* out);
   bool TraceSort(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                  std::vector<ir::Stmt>* out);  // trace_sort.cc
+  bool TraceRawRepeat(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                      std::vector<ir::Stmt>* out);  // trace_raw.cc
   bool TraceRowExpand(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                       std::vector<ir::Stmt>* out);
   bool TraceBrcb(const BuiltinRow& row, const Expr& call, const BoundArgs& b,

@@ -299,56 +299,66 @@ enum class TileOpFamily : uint8_t {
   kIndex,       // [dst, first]: dst[i] = first + i over the region in row-major order
   kGatherMask,  // [dst, src] {mode}: the elements of src a fixed pattern picks, packed into dst
   kSort,        // [dst, sources..., scratch?]: (value, index) proposals sorted descending
+  kRawReduce,   // [dst, src] {repeat, mask, dst_rep, src_blk, src_rep, order?}: AscendC's
+                // BlockReduce* / WholeReduce* in their raw repeat form
+  kGatherB,     // [dst, src, offsets] {repeat, dst_blk, dst_rep}: 32-byte blocks by byte offset
 };
 
-#define TILEJIT_TILE_OPS(X)                    \
-  X(kCopy, "copy", kCopy)                      \
-  X(kGemmV0, "gemm_v0", kCube)                 \
-  X(kMma, "mma", kCube)                        \
-  X(kFill, "fill", kFill)                      \
-  X(kAdd, "add", kBinary)                      \
-  X(kSub, "sub", kBinary)                      \
-  X(kMul, "mul", kBinary)                      \
-  X(kDiv, "div", kBinary)                      \
-  X(kMax, "max", kBinary)                      \
-  X(kMin, "min", kBinary)                      \
-  X(kExp, "exp", kUnary)                       \
-  X(kLn, "ln", kUnary)                         \
-  X(kSqrt, "sqrt", kUnary)                     \
-  X(kRsqrt, "rsqrt", kUnary)                   \
-  X(kReciprocal, "reciprocal", kUnary)         \
-  X(kAbs, "abs", kUnary)                       \
-  X(kRelu, "relu", kUnary)                     \
-  X(kSigmoid, "sigmoid", kUnary)               \
-  X(kCast, "cast", kCast)                      \
-  X(kBroadcast, "broadcast", kBroadcast)       \
-  X(kCompare, "compare", kCompare)             \
-  X(kSelect, "select", kSelect)                \
-  X(kAxpy, "axpy", kAxpy)                      \
-  X(kReduceSum, "reduce_sum", kReduce)         \
-  X(kReduceMax, "reduce_max", kReduce)         \
-  X(kReduceMin, "reduce_min", kReduce)         \
-  X(kBitwiseAnd, "bitwise_and", kBinary)       \
-  X(kBitwiseOr, "bitwise_or", kBinary)         \
-  X(kBitwiseXor, "bitwise_xor", kBinary)       \
-  X(kShiftLeft, "bitwise_lshift", kBinary)     \
-  X(kShiftRight, "bitwise_rshift", kBinary)    \
-  X(kPow, "pow", kBinary)                      \
-  X(kLeakyRelu, "leaky_relu", kBinary)         \
-  X(kBitwiseNot, "bitwise_not", kUnary)        \
-  X(kSilu, "silu", kUnary)                     \
-  X(kSin, "sin", kUnary)                       \
-  X(kCos, "cos", kUnary)                       \
-  X(kRound, "round", kUnary)                   \
-  X(kTranspose, "transpose", kTranspose)       \
-  X(kGather, "gather", kGather)                \
-  X(kCreateVecIndex, "createvecindex", kIndex) \
-  X(kGatherMask, "gather_mask", kGatherMask)   \
-  X(kMulAddDst, "mul_add_dst", kBinary)        \
-  X(kSort32, "sort32", kSort)                  \
-  X(kMergeSort, "merge_sort", kSort)           \
-  X(kSort, "sort", kSort)                      \
-  X(kTopK, "topk", kSort)
+#define TILEJIT_TILE_OPS(X)                          \
+  X(kCopy, "copy", kCopy)                            \
+  X(kGemmV0, "gemm_v0", kCube)                       \
+  X(kMma, "mma", kCube)                              \
+  X(kFill, "fill", kFill)                            \
+  X(kAdd, "add", kBinary)                            \
+  X(kSub, "sub", kBinary)                            \
+  X(kMul, "mul", kBinary)                            \
+  X(kDiv, "div", kBinary)                            \
+  X(kMax, "max", kBinary)                            \
+  X(kMin, "min", kBinary)                            \
+  X(kExp, "exp", kUnary)                             \
+  X(kLn, "ln", kUnary)                               \
+  X(kSqrt, "sqrt", kUnary)                           \
+  X(kRsqrt, "rsqrt", kUnary)                         \
+  X(kReciprocal, "reciprocal", kUnary)               \
+  X(kAbs, "abs", kUnary)                             \
+  X(kRelu, "relu", kUnary)                           \
+  X(kSigmoid, "sigmoid", kUnary)                     \
+  X(kCast, "cast", kCast)                            \
+  X(kBroadcast, "broadcast", kBroadcast)             \
+  X(kCompare, "compare", kCompare)                   \
+  X(kSelect, "select", kSelect)                      \
+  X(kAxpy, "axpy", kAxpy)                            \
+  X(kReduceSum, "reduce_sum", kReduce)               \
+  X(kReduceMax, "reduce_max", kReduce)               \
+  X(kReduceMin, "reduce_min", kReduce)               \
+  X(kBitwiseAnd, "bitwise_and", kBinary)             \
+  X(kBitwiseOr, "bitwise_or", kBinary)               \
+  X(kBitwiseXor, "bitwise_xor", kBinary)             \
+  X(kShiftLeft, "bitwise_lshift", kBinary)           \
+  X(kShiftRight, "bitwise_rshift", kBinary)          \
+  X(kPow, "pow", kBinary)                            \
+  X(kLeakyRelu, "leaky_relu", kBinary)               \
+  X(kBitwiseNot, "bitwise_not", kUnary)              \
+  X(kSilu, "silu", kUnary)                           \
+  X(kSin, "sin", kUnary)                             \
+  X(kCos, "cos", kUnary)                             \
+  X(kRound, "round", kUnary)                         \
+  X(kTranspose, "transpose", kTranspose)             \
+  X(kGather, "gather", kGather)                      \
+  X(kCreateVecIndex, "createvecindex", kIndex)       \
+  X(kGatherMask, "gather_mask", kGatherMask)         \
+  X(kMulAddDst, "mul_add_dst", kBinary)              \
+  X(kSort32, "sort32", kSort)                        \
+  X(kMergeSort, "merge_sort", kSort)                 \
+  X(kSort, "sort", kSort)                            \
+  X(kTopK, "topk", kSort)                            \
+  X(kBlockReduceSum, "block_reduce_sum", kRawReduce) \
+  X(kBlockReduceMax, "block_reduce_max", kRawReduce) \
+  X(kBlockReduceMin, "block_reduce_min", kRawReduce) \
+  X(kWholeReduceSum, "wholereducesum", kRawReduce)   \
+  X(kWholeReduceMax, "wholereducemax", kRawReduce)   \
+  X(kWholeReduceMin, "wholereducemin", kRawReduce)   \
+  X(kGatherB, "gatherb", kGatherB)
 
 enum class TileOpCode : uint8_t {
 #define TILEJIT_X(e, s, f) e,

@@ -28,6 +28,11 @@ constexpr AttrSpec kReduceAttrs[] = {{"clear", AttrType::kBool}, {"dim", AttrTyp
 constexpr AttrSpec kCastAttrs[] = {{"count", AttrType::kInt}, {"mode", AttrType::kString}};
 constexpr AttrSpec kModeAttrs[] = {{"mode", AttrType::kString}};
 constexpr AttrSpec kBroadcastAttrs[] = {{"axis", AttrType::kInt}};
+constexpr AttrSpec kRawReduceAttrs[] = {{"dst_rep", AttrType::kInt},  {"mask", AttrType::kInt},
+                                        {"order", AttrType::kString}, {"repeat", AttrType::kInt},
+                                        {"src_blk", AttrType::kInt},  {"src_rep", AttrType::kInt}};
+constexpr AttrSpec kGatherBAttrs[] = {
+    {"dst_blk", AttrType::kInt}, {"dst_rep", AttrType::kInt}, {"repeat", AttrType::kInt}};
 constexpr AttrSpec kSortAttrs[] = {
     {"count", AttrType::kInt}, {"k", AttrType::kInt}, {"ways", AttrType::kInt}};
 
@@ -47,6 +52,8 @@ std::string OperandPattern(const TileOpNode& node) {
       return "rrx";
     case TileOpFamily::kSelect:
       return "rrrx";
+    case TileOpFamily::kGatherB:
+      return "rrr";
     case TileOpFamily::kAxpy:
       return "rre";
     case TileOpFamily::kGather:
@@ -55,6 +62,7 @@ std::string OperandPattern(const TileOpNode& node) {
     case TileOpFamily::kUnary:
     case TileOpFamily::kCast:
     case TileOpFamily::kGatherMask:
+    case TileOpFamily::kRawReduce:
     case TileOpFamily::kBroadcast:
     case TileOpFamily::kReduce:
     case TileOpFamily::kTranspose:
@@ -400,6 +408,10 @@ std::span<const AttrSpec> KnownTileOpAttrs(TileOpCode op) {
       return kBroadcastAttrs;
     case TileOpFamily::kSort:
       return kSortAttrs;
+    case TileOpFamily::kRawReduce:
+      return kRawReduceAttrs;
+    case TileOpFamily::kGatherB:
+      return kGatherBAttrs;
     case TileOpFamily::kFill:
     case TileOpFamily::kBinary:
     case TileOpFamily::kUnary:

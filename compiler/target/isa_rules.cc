@@ -66,6 +66,12 @@ DTypes VectorDTypes(Opcode op) {
     case Opcode::kVcos:
     case Opcode::kVround:
     case Opcode::kVsort32:
+    case Opcode::kVbreduceSum:
+    case Opcode::kVbreduceMax:
+    case Opcode::kVbreduceMin:
+    case Opcode::kVwreduceSum:
+    case Opcode::kVwreduceMax:
+    case Opcode::kVwreduceMin:
       return kVecFloat;
     case Opcode::kVmrgsort:
       return kVecF32;
@@ -75,6 +81,7 @@ DTypes VectorDTypes(Opcode op) {
     case Opcode::kVtrans:
     case Opcode::kVgather:
     case Opcode::kVgathermask:
+    case Opcode::kVgatherb:
       return kVecMove;
     case Opcode::kVindex:
       return kVecIndex;
@@ -108,6 +115,10 @@ Status CheckVector(const Instr& in) {
     if (in.dtype == in.odtype) return Bad(in, "source and destination types are equal");
   } else {
     TILEJIT_RETURN_IF_ERROR(RequireDType(in, in.dtype, VectorDTypes(in.op), "element"));
+  }
+  const bool indexed = in.op == Opcode::kVwreduceMax || in.op == Opcode::kVwreduceMin;
+  if (indexed && in.scalar.is_static() && (in.scalar.imm < 0 || in.scalar.imm > 3)) {
+    return Bad(in, "result order " + std::to_string(in.scalar.imm) + " is not one of 0..3");
   }
   if (UsesField(in.op, FieldId::mask) && in.mask.is_static() && in.mask.imm > ElemsPerRepeat(in)) {
     return Bad(in, "mask " + std::to_string(in.mask.imm) + " exceeds " +

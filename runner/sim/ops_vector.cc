@@ -447,6 +447,7 @@ void DescribeVector(const Instr& in, std::vector<Span>* out) {
     return;
   }
   if (in.op == Opcode::kVsort32 || in.op == Opcode::kVmrgsort) return DescribeSort(in, out);
+  if (IsRawVector(in.op)) return DescribeRaw(in, out);
   if (in.op == Opcode::kVgathermask) {
     const auto pattern = target::GatherPatternCoded(in.scalar.imm);
     const uint64_t n = repeat * in.count.imm, eb = Eb(in.dtype);
@@ -491,6 +492,7 @@ Status ApplyVector(const Instr& in, MemView& mem) {
   if (in.op == Opcode::kVgathermask) return GatherMaskEffect(in, mem);
   if (in.op == Opcode::kVsort32) return Sort32Effect(in, mem);
   if (in.op == Opcode::kVmrgsort) return MrgSortEffect(in, mem);
+  if (IsRawVector(in.op)) return ApplyRaw(in, mem);
   if (in.op == Opcode::kVindex) {
     IndexEffect(in, mem);
     return Status::Ok();

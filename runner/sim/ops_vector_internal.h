@@ -229,6 +229,11 @@ void MapScalar(const T* a, T s, T* out, uint64_t n, Op op) {
 void Describe2d(const target::Instr& in, std::vector<Span>* out);
 Status Apply2d(const target::Instr& in, MemView& mem);
 
+// The block / whole-repeat reductions and vgatherb (ops_vector_raw.cc).
+bool IsRawVector(target::Opcode op);
+void DescribeRaw(const target::Instr& in, std::vector<Span>* out);
+Status ApplyRaw(const target::Instr& in, MemView& mem);
+
 // vsort32 and vmrgsort (ops_vector_sort.cc): access set and effects.
 void DescribeSort(const target::Instr& in, std::vector<Span>* out);
 Status Sort32Effect(const target::Instr& in, MemView& mem);

@@ -608,6 +608,60 @@ TEST(SimVectorOps, MrgSortMergesTwoSortedLists) {
   EXPECT_TRUE(spans[2].write);
 }
 
+// AscendC BlockReduceMax: one result per 32-byte block of the repeat's active elements (a block
+// with none has no result); WholeReduceMin: the repeat's minimum and the index of its first
+// occurrence as an element-wide integer, in the order asked for; Gatherb: 32-byte blocks by
+// byte offset.
+TEST(SimVectorOps, RawRepeatReductionsAndGatherB) {
+  std::vector<uint8_t> init(kUbBytes);
+  for (int i = 0; i < 64; ++i) {
+    const float v = static_cast<float>((i * 5) % 17) - 8.0f;
+    std::memcpy(&init[1024 + 4 * i], &v, 4);
+  }
+  auto floats = [](const HostUb& ub, int n) {
+    std::vector<float> out(n);
+    std::memcpy(out.data(), ub.bytes().data(), 4 * n);
+    return out;
+  };
+  HostUb block(init);
+  ASSERT_TRUE(ApplyEffect(One("vbreduce_max dst=0, src=1024, repeat=1, mask=20, src_blk=1, "
+                              "dst_rep=1, src_rep=8, scalar=0, dtype=f32"),
+                          block)
+                  .ok());
+  // Blocks 0..2 hold elements 0-7, 8-15 and 16-19 (mask 20); blocks 3.. have no result.
+  EXPECT_EQ(floats(block, 4), (std::vector<float>{7, 8, 4, 0}));
+  HostUb whole(init);
+  ASSERT_TRUE(ApplyEffect(One("vwreduce_min dst=0, src=1024, repeat=2, mask=32, src_blk=1, "
+                              "dst_rep=1, src_rep=4, scalar=1, dtype=f32"),
+                          whole)
+                  .ok());
+  // Order 1 (index, value): repeat 0's minimum -8 first occurs at 0, repeat 1's at 2 (i = 34).
+  uint32_t index0, index1;
+  std::memcpy(&index0, &whole.bytes()[0], 4);
+  std::memcpy(&index1, &whole.bytes()[8], 4);
+  EXPECT_EQ(index0, 0u);
+  EXPECT_EQ(index1, 2u);
+  EXPECT_EQ(floats(whole, 4)[1], -8.0f);
+  EXPECT_EQ(floats(whole, 4)[3], -8.0f);
+  std::vector<uint8_t> with_offsets = init;
+  const uint32_t offsets[8] = {224, 192, 160, 128, 96, 64, 32, 0};
+  std::memcpy(&with_offsets[4096], offsets, sizeof(offsets));
+  HostUb g(with_offsets);
+  ASSERT_TRUE(ApplyEffect(One("vgatherb dst=0, src=1024, src1=4096, repeat=1, dst_blk=1, "
+                              "dst_rep=8, len=256, dtype=u32"),
+                          g)
+                  .ok());
+  EXPECT_EQ(std::memcmp(&g.bytes()[0], &with_offsets[1024 + 224], 32), 0);
+  EXPECT_EQ(std::memcmp(&g.bytes()[224], &with_offsets[1024], 32), 0);
+  const uint32_t bad = 16;
+  std::memcpy(&with_offsets[4096], &bad, 4);
+  HostUb b2(with_offsets);
+  EXPECT_FALSE(ApplyEffect(One("vgatherb dst=0, src=1024, src1=4096, repeat=1, dst_blk=1, "
+                               "dst_rep=8, len=256, dtype=u32"),
+                           b2)
+                   .ok());
+}
+
 }  // namespace
 }  // namespace vector_ops_test
 }  // namespace tilejit::runner::sim

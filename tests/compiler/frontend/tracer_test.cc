@@ -140,6 +140,20 @@ TEST(Tracer, SortOpsTakeTheirCountsAsAttributes) {
   EXPECT_NE(d.find("takes src3 only after src2"), std::string::npos) << d;
 }
 
+TEST(Tracer, RawRepeatOpsTakeLiteralCountsAndStrides) {
+  std::string ir = Trace(VecKernel("T.tile.wholereducemax(r, a, 64, 2, 1, 1, 8)"));
+  EXPECT_NE(ir.find("wholereducemax(%ub_1, %ub_0) {dst_rep=1, mask=64, "
+                    "order=\"ORDER_VALUE_INDEX\", repeat=2, src_blk=1, src_rep=8}"),
+            std::string::npos)
+      << ir;
+  std::string d = TraceError(VecKernel("T.tile.block_reduce_sum(r, a, vid, 64, 1, 1, 8)"));
+  EXPECT_NE(d.find("block_reduce_sum repeat must be a non-negative int known at compile time"),
+            std::string::npos)
+      << d;
+  d = TraceError(VecKernel("T.tile.wholereducemin(r, a, 64, 2, 1, 1, 8, \"ORDER_MAX\")"));
+  EXPECT_NE(d.find("ReduceOrder must be one of ORDER_VALUE_INDEX"), std::string::npos) << d;
+}
+
 TEST(Tracer, MismatchedBinaryShapesNameBothShapes) {
   std::string d = TraceError(VecKernel("x = T.alloc_ub((8,), \"float\")\nT.tile.add(a, a, x)"));
   EXPECT_NE(d.find("destination is [64, 64] but the second source is [8]"), std::string::npos) << d;
