@@ -42,6 +42,8 @@ Status EmitVectorOp(Emitter& e, const ir::TileOpNode& op) {
       return vec::EmitRawReduce(v);
     case ir::TileOpFamily::kGatherB:
       return vec::EmitGatherB(v);
+    case ir::TileOpFamily::kDeqScale:
+      return vec::EmitDeqScale(v);
     case ir::TileOpFamily::kCopy:
     case ir::TileOpFamily::kCube:
       break;

@@ -66,6 +66,16 @@ Status EmitFill(VecOp& v) {
   return EmitTiles(v, in, dst, nullptr, nullptr);
 }
 
+// set_deq_scale(scale): vsetdeq takes the scale as fp32 bits, like every float scalar operand,
+// and keeps it as an f16 (AscendC's SetDeqScale(half)).
+Status EmitDeqScale(VecOp& v) {
+  const ir::Expr* scale = v.ScalarArg(0);
+  if (scale == nullptr) return v.Error("set_deq_scale needs a scalar scale");
+  target::Instr in{.op = Opcode::kVsetdeq};
+  TILEJIT_ASSIGN_OR_RETURN(in.scalar, v.ScalarBits(*scale, target::DType::kF32));
+  return v.Emit(in);
+}
+
 Status EmitUnary(VecOp& v) {
   TILEJIT_ASSIGN_OR_RETURN(Tile dst, v.TileArg(0, "destination"));
   TILEJIT_ASSIGN_OR_RETURN(Tile src, v.TileArg(1, "source"));

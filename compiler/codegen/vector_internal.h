@@ -191,5 +191,6 @@ Status EmitGatherMask(VecOp& v);  // vector_gather_mask.cc
 Status EmitSort(VecOp& v);        // vector_sort.cc: sort32, merge_sort, sort, topk
 Status EmitRawReduce(VecOp& v);   // vector_raw.cc: block_reduce_*, wholereduce*
 Status EmitGatherB(VecOp& v);     // vector_raw.cc
+Status EmitDeqScale(VecOp& v);    // vector_elementwise.cc: set_deq_scale
 
 }  // namespace tilejit::codegen::vec

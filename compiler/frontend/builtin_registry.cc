@@ -159,6 +159,7 @@ constexpr BuiltinRow kRows[] = {
     Tile("T.tile.merge_sort", Op::kMergeSort, "dst, src0, src1, src2=None, src3=None"),
     Tile("T.tile.sort", Op::kSort, "dst, src, actual_num"),
     Tile("T.tile.topk", Op::kTopK, "dst, src, K, actual_num"),
+    Tile("T.set_deq_scale", Op::kSetDeqScale, "scale"),
     Tile("T.tile.gatherb", Op::kGatherB,
          "dst, src0, offset, repeat_time, dst_blk_stride, dst_rep_stride"),
     Tile("T.tile.block_reduce_sum", Op::kBlockReduceSum,

@@ -80,6 +80,12 @@ bool Tracer::TraceTileOp(const BuiltinRow& row, const Expr& call, const BoundArg
     case ir::TileOpFamily::kRawReduce:
     case ir::TileOpFamily::kGatherB:
       return TraceRawRepeat(row, call, b, out);
+    case ir::TileOpFamily::kDeqScale: {  // a register for later s32 -> f16 casts
+      auto scale = ScalarOperand(*b[0], ir::DType::kFloat32, "scale", call.loc);
+      if (!scale) return false;
+      out->push_back(ir::MakeTileOp(*row.op, {*scale}, {}, call.loc));
+      return true;
+    }
     default:
       return TraceVectorOp(row, call, b, out);
   }

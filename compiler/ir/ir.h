@@ -302,6 +302,7 @@ enum class TileOpFamily : uint8_t {
   kRawReduce,   // [dst, src] {repeat, mask, dst_rep, src_blk, src_rep, order?}: AscendC's
                 // BlockReduce* / WholeReduce* in their raw repeat form
   kGatherB,     // [dst, src, offsets] {repeat, dst_blk, dst_rep}: 32-byte blocks by byte offset
+  kDeqScale,    // [scale]: sets the scale of later int32 -> float16 casts (no destination)
 };
 
 #define TILEJIT_TILE_OPS(X)                          \
@@ -358,7 +359,8 @@ enum class TileOpFamily : uint8_t {
   X(kWholeReduceSum, "wholereducesum", kRawReduce)   \
   X(kWholeReduceMax, "wholereducemax", kRawReduce)   \
   X(kWholeReduceMin, "wholereducemin", kRawReduce)   \
-  X(kGatherB, "gatherb", kGatherB)
+  X(kGatherB, "gatherb", kGatherB)                   \
+  X(kSetDeqScale, "set_deq_scale", kDeqScale)
 
 enum class TileOpCode : uint8_t {
 #define TILEJIT_X(e, s, f) e,

@@ -54,6 +54,8 @@ std::string OperandPattern(const TileOpNode& node) {
       return "rrrx";
     case TileOpFamily::kGatherB:
       return "rrr";
+    case TileOpFamily::kDeqScale:
+      return "e";
     case TileOpFamily::kAxpy:
       return "rre";
     case TileOpFamily::kGather:
@@ -419,6 +421,7 @@ std::span<const AttrSpec> KnownTileOpAttrs(TileOpCode op) {
     case TileOpFamily::kTranspose:
     case TileOpFamily::kGather:
     case TileOpFamily::kIndex:
+    case TileOpFamily::kDeqScale:
       return {};
   }
   return {};

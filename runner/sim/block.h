@@ -122,7 +122,8 @@ struct CoreState {
   const std::vector<uint32_t>* lines = nullptr;
   std::array<int64_t, target::kNumRegs> regs{};
   int64_t pc = 0;
-  uint64_t stime = 0;  // when the scalar unit can act next
+  float deq_scale = 1.0f;  // DEQSCALE (ops.h, MemView::DeqScale)
+  uint64_t stime = 0;      // when the scalar unit can act next
   uint64_t executed = 0;
   std::array<PipeState, target::kNumPipes> pipes;
   BusyIntervals busy;  // occupancy intervals of the non-scalar pipes (cube/vector overlap)

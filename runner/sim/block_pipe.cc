@@ -38,6 +38,7 @@ class CoreMemView : public MemView {
     }
     return c_.mem[static_cast<int>(space)]->data() + addr;
   }
+  float& DeqScale() override { return c_.deq_scale; }
 
  private:
   BlockRunner& r_;

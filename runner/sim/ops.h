@@ -37,6 +37,12 @@ class MemView {
   virtual ~MemView() = default;
   // Pointer to `bytes` bytes at `addr` of `space`; the range was validated.
   virtual uint8_t* Ptr(MemSpace space, uint64_t addr, uint64_t bytes) = 0;
+  // The core's DEQSCALE register (vsetdeq writes it; an s32 -> f16 vcast multiplies by it),
+  // 1.0 until written. A view without a core (tests) keeps its own.
+  virtual float& DeqScale() { return deq_scale_; }
+
+ private:
+  float deq_scale_ = 1.0f;
 };
 
 // Appends the runs `in` touches (adjacent runs merged). Empty for non-memory instructions.

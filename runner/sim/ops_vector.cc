@@ -283,7 +283,12 @@ void CastEffect(const Instr& in, MemView& mem) {
       using To = typename std::decay_t<decltype(to)>::Compute;
       const auto* a = Gather(from, mem, SrcOf(in), repeat, mask, Slot::kSrc);
       To* out = Scratch<To>(Slot::kOut, n);
-      for (uint64_t i = 0; i < n; ++i) out[i] = static_cast<To>(a[i]);
+      if (in.dtype == DType::kS32 && in.odtype == DType::kF16) {  // scaled by DEQSCALE
+        const double scale = mem.DeqScale();
+        for (uint64_t i = 0; i < n; ++i) out[i] = static_cast<To>(a[i] * scale);
+      } else {
+        for (uint64_t i = 0; i < n; ++i) out[i] = static_cast<To>(a[i]);
+      }
       Scatter(to, out, mem, DstOf(in), repeat, mask, in.round, /*saturate=*/true);
     });
   });
@@ -446,6 +451,7 @@ void DescribeVector(const Instr& in, std::vector<Span>* out) {
                  repeat * in.count.imm * Eb(in.dtype), true});
     return;
   }
+  if (in.op == Opcode::kVsetdeq) return;  // a register, no memory
   if (in.op == Opcode::kVsort32 || in.op == Opcode::kVmrgsort) return DescribeSort(in, out);
   if (IsRawVector(in.op)) return DescribeRaw(in, out);
   if (in.op == Opcode::kVgathermask) {
@@ -490,6 +496,11 @@ void DescribeVector(const Instr& in, std::vector<Span>* out) {
 Status ApplyVector(const Instr& in, MemView& mem) {
   if (in.op == Opcode::kVgather) return GatherEffect(in, mem);
   if (in.op == Opcode::kVgathermask) return GatherMaskEffect(in, mem);
+  if (in.op == Opcode::kVsetdeq) {
+    const float s = std::bit_cast<float>(static_cast<uint32_t>(in.scalar.imm));
+    mem.DeqScale() = HalfToFloat(FloatToHalf(s));
+    return Status::Ok();
+  }
   if (in.op == Opcode::kVsort32) return Sort32Effect(in, mem);
   if (in.op == Opcode::kVmrgsort) return MrgSortEffect(in, mem);
   if (IsRawVector(in.op)) return ApplyRaw(in, mem);

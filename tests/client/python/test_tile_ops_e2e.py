@@ -372,3 +372,14 @@ def test_round(tilejitd, dtype, shape):
     rng = np.random.default_rng(11)
     a = (rng.integers(-40, 40, shape) / 4).astype(dtype)  # every quarter: .25, .5, .75 all met
     np.testing.assert_array_equal(tile_ops.round_tile(*shape, dtype)(a), np.round(a))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_set_deq_scale_scales_int32_to_half_casts(tilejitd, shape):
+    """T.set_deq_scale(s) sets DEQSCALE, which AscendC's Cast of int32 to half multiplies by
+    (SetDeqScale(half scale), the s322f16 case); it holds until set again, for T.tile.cast
+    and for a converting T.copy alike. Upstream's test_cast_scale checks scale 1.0."""
+    a = np.random.default_rng(9).integers(-3000, 3000, shape).astype(np.int32)
+    b, c = tile_ops.deq_cast(*shape, 0.5, 3.0)(a)
+    np.testing.assert_array_equal(b, (a * 0.5).astype(np.float16))
+    np.testing.assert_array_equal(c, (a * 3.0).astype(np.float16))

@@ -442,3 +442,30 @@ def relu_by_branches(N):
                     T.copy(c, B)
 
     return main
+
+
+@tilelang.jit(out_idx=[-2, -1])
+def deq_cast(M, N, first, second):
+    """B = float16(A * first), C = float16(A * second): int32 -> float16 casts after
+    T.set_deq_scale(first) and then T.set_deq_scale(second)."""
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "int32"), B: T.Tensor((M, N), "float16"),
+             C: T.Tensor((M, N), "float16")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((M, N), "int32")
+            b = T.alloc_ub((M, N), "float16")
+            c = T.alloc_ub((M, N), "float16")
+            with T.Scope("V"):
+                if vid == 0:
+                    T.copy(A, a)
+                    T.barrier_all()
+                    T.set_deq_scale(first)
+                    T.tile.cast(b, a, "CAST_RINT", M * N)
+                    T.set_deq_scale(second)
+                    T.copy(a, c)
+                    T.barrier_all()
+                    T.copy(b, B)
+                    T.copy(c, C)
+
+    return main
