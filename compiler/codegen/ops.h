@@ -32,7 +32,10 @@ Status EmitMma(Emitter& e, const ir::TileOpNode& op);
 
 // Vector ops on UB regions: fill, add..min (vector-vector, vector-scalar, scalar read from a
 // UB element, per-row and per-column broadcast forms), exp..sigmoid, cast, broadcast,
-// compare, select, axpy, reduce_sum/max/min (dim, clear). (vector*.cc)
+// compare, select, axpy, reduce_sum/max/min (dim, clear), transpose, gather, gather_mask,
+// createvecindex, the sort family (sort32, merge_sort, sort, topk: vector_sort.cc), the raw
+// repeat form (block_reduce_*, wholereduce*, gatherb: vector_raw.cc) and set_deq_scale.
+// (vector*.cc)
 Status EmitVectorOp(Emitter& e, const ir::TileOpNode& op);
 
 }  // namespace tilejit::codegen

@@ -26,12 +26,16 @@
 //     wait(m -> mte1) before reloading the slot, set/wait(mte1 -> m) between the loads and
 //     the mma, set(m -> mte1) after it. So the author's barrier_all around a gemm_v0 stays
 //     sufficient. With AUTO_SYNC on it emits none (sync_insert orders everything).
+// sort, topk and merge_sort of 3 or 4 lists get their UB scratch as a last operand: a
+// compiler-made float32 buffer of ir::SortScratchElements at the start of the launch body,
+// every one at the same offset (memory_planning), as the ops run one after another on the
+// vector pipe; a sort whose destination is not in UB is a diagnostic.
 // Diagnostics (at the gemm or the offending sync): an operand outside l1 (A, B) / l0c (C),
 // naming it, its scope and the required scopes; shape or dtype mismatches; L0 tiles that do
 // not fit even with the smallest slice; a transposed operand that is not 16-bit; and, in an
 // Expert kernel containing a gemm_v0, any set/wait on ids 6 or 7 of those two pairs.
 // Statistics: "gemm_v0_expanded", "k_slices" (static slice count summed over gemms),
-// "scratch_bytes_l0a" / "scratch_bytes_l0b".
+// "scratch_bytes_l0a" / "scratch_bytes_l0b", "sort_scratch_bytes".
 // Pure function of its inputs; see pass.h for the pass contract and thread safety.
 #pragma once
 
