@@ -17,11 +17,8 @@ Status EmitGatherMask(VecOp& v) {
   const std::string mode = v.StringAttr("mode");
   const auto pattern = target::GatherPatternNamed(mode);
   if (!pattern) return v.Error("gather_mask: unknown pattern \"" + mode + "\"");
-  if (!src.dense() || src.batch() != 1 || !dst.dense() || dst.batch() != 1) {
-    return v.Error(
-        "gather_mask needs a contiguous source and destination (whole rows of a UB tile, or "
-        "rows that are a multiple of 32 bytes)");
-  }
+  TILEJIT_RETURN_IF_ERROR(CheckContiguous(v, src, "source"));
+  TILEJIT_RETURN_IF_ERROR(CheckContiguous(v, dst, "destination"));
   const int64_t n = src.rows * src.cols;
   const int64_t kept = target::GatherKept(*pattern, n);
   if (kept > dst.rows * dst.cols) {

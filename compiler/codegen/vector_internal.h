@@ -156,6 +156,12 @@ Status EmitTiles(VecOp& v, const target::Instr& proto, const Tile& dst, const Ti
 Status EmitPrefix(VecOp& v, const target::Instr& proto, const Tile& dst, const Tile& src,
                   int64_t count);
 
+// The elements of all of a tile's matrices.
+inline int64_t Elements(const Tile& t) { return t.batch() * t.rows * t.cols; }
+// A diagnostic unless `t` is one contiguous run (one matrix whose rows have no padding), as
+// the instructions that address an operand from its first element need.
+Status CheckContiguous(VecOp& v, const Tile& t, std::string_view role);
+
 // Shapes: the region's extents with leading unit dims dropped, as "[128, 64]".
 std::string ShapeText(const ir::Region& r);
 // A diagnostic unless `a` and `b` have the same matrix geometry and batch.

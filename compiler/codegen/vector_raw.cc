@@ -13,13 +13,10 @@ namespace {
 
 using target::Opcode;
 
-int64_t Bytes(const Tile& t) { return t.batch() * t.rows * t.cols * t.es; }
+int64_t Bytes(const Tile& t) { return Elements(t) * t.es; }
 
 Status NeedBytes(VecOp& v, const Tile& t, std::string_view role, int64_t reach) {
-  if (!t.dense() || t.batch() != 1) {
-    return v.Error(std::string(v.name()) + ": the " + std::string(role) +
-                   " must be contiguous (the strides address it from its first element)");
-  }
+  TILEJIT_RETURN_IF_ERROR(CheckContiguous(v, t, role));
   if (reach <= Bytes(t)) return Status::Ok();
   return v.Error(std::string(v.name()) + ": the repeats and strides reach " +
                  std::to_string(reach) + " bytes into the " + std::string(role) + ", which has " +

@@ -33,8 +33,6 @@ using target::Opnd;
 
 constexpr int64_t kMaxGroups = 255;  // vsort32's repeat field
 
-int64_t Elements(const Tile& t) { return t.batch() * t.rows * t.cols; }
-
 // n contiguous elements of type d at addr, as a one-row tile.
 Tile Flat(Opnd addr, DType d, int64_t n) {
   Tile t;
@@ -44,13 +42,6 @@ Tile Flat(Opnd addr, DType d, int64_t n) {
   t.cols = n;
   t.pitch = n * t.es;
   return t;
-}
-
-Status NeedContiguous(VecOp& v, const Tile& t, std::string_view role) {
-  if (t.dense() && t.batch() == 1) return Status::Ok();
-  return v.Error(std::string(v.name()) + ": the " + std::string(role) +
-                 " must be contiguous (whole rows of a UB tile, or rows that are a multiple of "
-                 "32 bytes)");
 }
 
 Status NeedRoom(VecOp& v, const Tile& t, std::string_view role, int64_t want) {
@@ -126,7 +117,7 @@ Status EmitSort32(VecOp& v) {
   TILEJIT_RETURN_IF_ERROR(CheckSameType(v, dst, "destination", values, "values"));
   for (const auto& [t, role] : {std::pair{&dst, "destination"}, std::pair{&values, "values"},
                                 std::pair{&indices, "indices"}}) {
-    TILEJIT_RETURN_IF_ERROR(NeedContiguous(v, *t, role));
+    TILEJIT_RETURN_IF_ERROR(CheckContiguous(v, *t, role));
   }
   const int64_t n = Elements(values);
   if (n % kSortGroup != 0) {
@@ -145,7 +136,7 @@ Status EmitMergeSort(VecOp& v) {
   int64_t total = 0;
   for (size_t i = 1; i <= ways; ++i) {
     TILEJIT_ASSIGN_OR_RETURN(Tile s, v.TileArg(i, "source " + std::to_string(i - 1)));
-    TILEJIT_RETURN_IF_ERROR(NeedContiguous(v, s, "source " + std::to_string(i - 1)));
+    TILEJIT_RETURN_IF_ERROR(CheckContiguous(v, s, "source " + std::to_string(i - 1)));
     if (s.dtype != DType::kF32 || Elements(s) % 2 != 0) {
       return v.Error("merge_sort merges float32 (value, index) pair lists; source " +
                      std::to_string(i - 1) + " is not one");
@@ -154,7 +145,7 @@ Status EmitMergeSort(VecOp& v) {
     src.push_back(s);
   }
   if (dst.dtype != DType::kF32) return v.Error("merge_sort: the destination must be float32");
-  TILEJIT_RETURN_IF_ERROR(NeedContiguous(v, dst, "destination"));
+  TILEJIT_RETURN_IF_ERROR(CheckContiguous(v, dst, "destination"));
   TILEJIT_RETURN_IF_ERROR(NeedRoom(v, dst, "destination", 2 * total));
   auto len = [&](size_t i) { return Elements(src[i]) / 2; };
   if (ways == 2) return Merge(v, dst.addr, src[0].addr, len(0), src[1].addr, len(1));
@@ -184,14 +175,14 @@ Status EmitFullSort(VecOp& v) {
     return v.Error(std::string(v.name()) + ": actual_num " + std::to_string(n) + " is outside 1.." +
                    std::to_string(Elements(src)));
   }
-  if (n > src.cols) TILEJIT_RETURN_IF_ERROR(NeedContiguous(v, src, "source"));
+  if (n > src.cols) TILEJIT_RETURN_IF_ERROR(CheckContiguous(v, src, "source"));
   const bool topk = v.op().op == ir::TileOpCode::kTopK;
   const int64_t out = topk ? 2 * v.IntAttr("k", 0) : 2 * big_n;
   if (topk && (out < 2 || out > 2 * big_n)) {
     return v.Error("topk: K " + std::to_string(out / 2) + " is outside 1.." +
                    std::to_string(big_n));
   }
-  if (out > dst.cols) TILEJIT_RETURN_IF_ERROR(NeedContiguous(v, dst, "destination"));
+  if (out > dst.cols) TILEJIT_RETURN_IF_ERROR(CheckContiguous(v, dst, "destination"));
   TILEJIT_RETURN_IF_ERROR(NeedRoom(v, dst, "destination", out));
   TILEJIT_ASSIGN_OR_RETURN(Tile x, v.TileArg(2, "scratch"));
   TILEJIT_RETURN_IF_ERROR(NeedRoom(v, x, "scratch", ir::SortScratchElements(v.op())));

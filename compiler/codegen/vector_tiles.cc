@@ -59,6 +59,13 @@ Status EmitPrefix(VecOp& v, const target::Instr& proto, const Tile& dst, const T
 
 std::string ShapeText(const ir::Region& r) { return ir::ShapeText(r.TrimmedShape()); }
 
+Status CheckContiguous(VecOp& v, const Tile& t, std::string_view role) {
+  if (t.dense() && t.batch() == 1) return Status::Ok();
+  return v.Error(std::string(v.name()) + ": the " + std::string(role) +
+                 " must be contiguous (whole rows of a UB tile, or rows that are a multiple of "
+                 "32 bytes)");
+}
+
 Status CheckSameShape(VecOp& v, const Tile& a, std::string_view a_role, const Tile& b,
                       std::string_view b_role) {
   if (a.rows == b.rows && a.cols == b.cols && a.batch() == b.batch()) return Status::Ok();
