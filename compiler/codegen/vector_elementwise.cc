@@ -120,15 +120,7 @@ Status EmitCast(VecOp& v) {
     return v.Error("cast: count " + std::to_string(count) + " is outside 1.." +
                    std::to_string(total));
   }
-  target::Instr in{.op = Opcode::kVcast};
-  in.dtype = src.dtype;
-  if (dst.dtype == src.dtype) {
-    in.op = Opcode::kVmov;  // a same-type cast is a copy
-  } else {
-    in.odtype = dst.dtype;
-    in.round = *round;
-  }
-  return EmitPrefix(v, in, dst, src, count);
+  return EmitPrefix(v, ConvertProto(src.dtype, dst.dtype, *round), dst, src, count);
 }
 
 }  // namespace tilejit::codegen::vec

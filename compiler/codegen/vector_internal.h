@@ -156,6 +156,10 @@ Status EmitTiles(VecOp& v, const target::Instr& proto, const Tile& dst, const Ti
 Status EmitPrefix(VecOp& v, const target::Instr& proto, const Tile& dst, const Tile& src,
                   int64_t count);
 
+// The instruction converting `from` to `to` elements: vcast rounding by `round`, or vmov when
+// the types are equal (a same-type conversion is a copy).
+target::Instr ConvertProto(target::DType from, target::DType to, target::RoundMode round);
+
 // The elements of all of a tile's matrices.
 inline int64_t Elements(const Tile& t) { return t.batch() * t.rows * t.cols; }
 // A diagnostic unless `t` is one contiguous run (one matrix whose rows have no padding), as

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "compiler/codegen/vector_internal.h"
+#include "compiler/target/raw_reduce.h"
 
 namespace tilejit::codegen::vec {
 namespace {
@@ -42,11 +43,12 @@ std::optional<Opcode> ReduceOpcode(ir::TileOpCode op) {
   }
 }
 
+// The code of a ReduceOrder name; absent, ORDER_VALUE_INDEX (0).
 int64_t OrderCode(const std::string& order) {
-  if (order == "ORDER_INDEX_VALUE") return 1;
-  if (order == "ORDER_ONLY_VALUE") return 2;
-  if (order == "ORDER_ONLY_INDEX") return 3;
-  return 0;  // ORDER_VALUE_INDEX, the default
+  for (int64_t i = 0; i < static_cast<int64_t>(std::size(target::kReduceOrders)); ++i) {
+    if (target::kReduceOrders[i] == order) return i;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -65,17 +67,14 @@ Status EmitRawReduce(VecOp& v) {
   in.src_blk = static_cast<uint8_t>(v.IntAttr("src_blk", 1));
   in.src_rep = static_cast<uint8_t>(v.IntAttr("src_rep", 8));
   in.dst_rep = static_cast<uint8_t>(v.IntAttr("dst_rep", 1));
-  const bool indexed = *op == Opcode::kVwreduceMax || *op == Opcode::kVwreduceMin;
-  in.scalar = target::OpImm(indexed ? OrderCode(v.StringAttr("order")) : 0);
+  in.scalar = target::OpImm(target::IsIndexedReduce(*op) ? OrderCode(v.StringAttr("order")) : 0);
   if (repeat == 0 || mask == 0) return Status::Ok();
   const int64_t epb = target::kBlockBytes / src.es, last = mask - 1;
   const int64_t src_reach = (repeat - 1) * in.src_rep * target::kBlockBytes +
                             (last / epb) * in.src_blk * target::kBlockBytes +
                             (last % epb + 1) * src.es;
-  const bool block =
-      *op == Opcode::kVbreduceSum || *op == Opcode::kVbreduceMax || *op == Opcode::kVbreduceMin;
-  const int64_t results = block ? 8 : (indexed && in.scalar.imm < 2 ? 2 : 1);
-  const int64_t written = block ? (mask + epb - 1) / epb : results;
+  const int64_t results = target::ReduceResultsPerRepeat(*op, in.scalar.imm);
+  const int64_t written = target::ReduceResultsWritten(*op, in.scalar.imm, mask, src.es);
   const int64_t dst_reach = ((repeat - 1) * in.dst_rep * results + written) * dst.es;
   TILEJIT_RETURN_IF_ERROR(NeedBytes(v, src, "source", src_reach));
   TILEJIT_RETURN_IF_ERROR(NeedBytes(v, dst, "destination", dst_reach));

@@ -53,14 +53,8 @@ Status NeedRoom(VecOp& v, const Tile& t, std::string_view role, int64_t want) {
 
 // dst[0, n) = src[0, n), converted with round-to-nearest-even when the types differ.
 Status Move(VecOp& v, const Tile& dst, const Tile& src, int64_t n) {
-  target::Instr in{.op = Opcode::kVmov};
-  in.dtype = src.dtype;
-  if (dst.dtype != src.dtype) {
-    in.op = Opcode::kVcast;
-    in.odtype = dst.dtype;
-    in.round = target::RoundMode::kRint;
-  }
-  return EmitTiles(v, in, Flat(dst.addr, dst.dtype, n), &src, nullptr);
+  return EmitTiles(v, ConvertProto(src.dtype, dst.dtype, target::RoundMode::kRint),
+                   Flat(dst.addr, dst.dtype, n), &src, nullptr);
 }
 
 Status Sort32(VecOp& v, Opnd dst, Opnd values, Opnd indices, DType d, int64_t n) {
@@ -170,7 +164,7 @@ Status EmitFullSort(VecOp& v) {
   if (src.dtype != DType::kF32 && src.dtype != DType::kF16) {
     return v.Error(std::string(v.name()) + " sorts float16 or float32 values");
   }
-  const int64_t n = v.IntAttr("count", 0), big_n = (n + kSortGroup - 1) / kSortGroup * kSortGroup;
+  const int64_t n = v.IntAttr("count", 0), big_n = target::RoundUp(n, kSortGroup);
   if (n < 1 || n > Elements(src)) {
     return v.Error(std::string(v.name()) + ": actual_num " + std::to_string(n) + " is outside 1.." +
                    std::to_string(Elements(src)));

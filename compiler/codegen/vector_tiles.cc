@@ -59,6 +59,17 @@ Status EmitPrefix(VecOp& v, const target::Instr& proto, const Tile& dst, const T
 
 std::string ShapeText(const ir::Region& r) { return ir::ShapeText(r.TrimmedShape()); }
 
+target::Instr ConvertProto(target::DType from, target::DType to, target::RoundMode round) {
+  target::Instr in{.op = target::Opcode::kVmov};
+  in.dtype = from;
+  if (from != to) {
+    in.op = target::Opcode::kVcast;
+    in.odtype = to;
+    in.round = round;
+  }
+  return in;
+}
+
 Status CheckContiguous(VecOp& v, const Tile& t, std::string_view role) {
   if (t.dense() && t.batch() == 1) return Status::Ok();
   return v.Error(std::string(v.name()) + ": the " + std::string(role) +

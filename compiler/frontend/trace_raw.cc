@@ -6,15 +6,9 @@
 #include <algorithm>
 
 #include "compiler/frontend/tracer.h"
+#include "compiler/target/raw_reduce.h"
 
 namespace tilejit::frontend {
-namespace {
-
-constexpr std::string_view kOrders[] = {"ORDER_VALUE_INDEX", "ORDER_INDEX_VALUE",
-                                        "ORDER_ONLY_VALUE", "ORDER_ONLY_INDEX"};
-
-}  // namespace
-
 bool Tracer::TraceRawRepeat(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                             std::vector<ir::Stmt>* out) {
   const std::string name(row.name);
@@ -44,15 +38,19 @@ bool Tracer::TraceRawRepeat(const BuiltinRow& row, const Expr& call, const Bound
     ok = int_attr(3, "repeat", "repeat_time") && int_attr(4, "dst_blk", "dst_blk_stride") &&
          int_attr(5, "dst_rep", "dst_rep_stride");
   } else {
-    const bool block = row.name.find("block_reduce") != std::string_view::npos;
+    const ir::TileOpCode op = *row.op;
+    const bool block = op == ir::TileOpCode::kBlockReduceSum ||
+                       op == ir::TileOpCode::kBlockReduceMax ||
+                       op == ir::TileOpCode::kBlockReduceMin;  // (repeat, mask); whole: reversed
     ok = int_attr(block ? 2 : 3, "repeat", "repeat") && int_attr(block ? 3 : 2, "mask", "mask") &&
          int_attr(4, "dst_rep", "dstRepStride") && int_attr(5, "src_blk", "srcBlkStride") &&
          int_attr(6, "src_rep", "srcRepStride");
     if (ok && b.size() > 7 && b[7]) {
       const Value& order = *b[7];
-      if (order.kind != ValueKind::kString || !OneOf(order.text, kOrders)) {
+      if (order.kind != ValueKind::kString || !OneOf(order.text, target::kReduceOrders)) {
         diag().Error(LocOr(order, call.loc))
-            << name << " ReduceOrder must be one of " << Join(kOrders) << ", not " << Repr(order);
+            << name << " ReduceOrder must be one of " << Join(target::kReduceOrders) << ", not "
+            << Repr(order);
         return false;
       }
       attrs.push_back({"order", order.text});

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <array>
 
+#include "compiler/target/isa.h"
+#include "compiler/target/tile_layout.h"
+
 namespace tilejit::ir {
 
 namespace {
@@ -143,14 +146,16 @@ int64_t SortScratchElements(const TileOpNode& op) {
     case TileOpCode::kTopK: {
       const AttrValue* count = op.FindAttr("count");
       if (count == nullptr || !std::holds_alternative<int64_t>(*count)) return 0;
-      return 6 * ((std::get<int64_t>(*count) + 31) / 32 * 32);
+      return 6 * target::RoundUp(std::get<int64_t>(*count), target::kSortGroup);
     }
     case TileOpCode::kMergeSort: {
       const size_t ways = SortSources(op);
       if (ways < 3 || op.args.size() < 1 + ways) return 0;
       // The second merged pair of a 4-way merge starts on a 32-byte block (4 proposals).
       const int64_t first = elements(1) + elements(2);
-      return ways == 3 ? first : (first + 7) / 8 * 8 + elements(3) + elements(4);
+      return ways == 3
+                 ? first
+                 : target::RoundUp(first, target::kBlockBytes / 4) + elements(3) + elements(4);
     }
     default:
       return 0;

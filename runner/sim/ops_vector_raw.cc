@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "compiler/target/raw_reduce.h"
 #include "runner/sim/ops_vector_internal.h"
 
 namespace tilejit::runner::sim::internal {
@@ -19,20 +20,11 @@ using target::DType;
 using target::Instr;
 using target::Opcode;
 
-bool IsBlockReduce(Opcode op) {
-  return op == Opcode::kVbreduceSum || op == Opcode::kVbreduceMax || op == Opcode::kVbreduceMin;
-}
-bool IsIndexed(Opcode op) { return op == Opcode::kVwreduceMax || op == Opcode::kVwreduceMin; }
+using target::IsBlockReduce;
+using target::IsIndexedReduce;
+
 bool IsSum(Opcode op) { return op == Opcode::kVbreduceSum || op == Opcode::kVwreduceSum; }
 bool IsMax(Opcode op) { return op == Opcode::kVbreduceMax || op == Opcode::kVwreduceMax; }
-
-// Results per repeat: 8 (one per block), 1 (sum; max/min value or index only) or 2.
-uint64_t ResultsPerRepeat(const Instr& in) {
-  if (IsBlockReduce(in.op)) return 8;
-  return IsIndexed(in.op) && in.scalar.imm < 2 ? 2 : 1;
-}
-
-uint64_t ElemsPerBlock(const Instr& in) { return 32 / Eb(in.dtype); }
 
 Operand SrcOperand(const Instr& in) {
   return {static_cast<uint64_t>(in.src.imm), static_cast<uint64_t>(in.src_blk),
@@ -40,14 +32,13 @@ Operand SrcOperand(const Instr& in) {
 }
 
 uint64_t DstAt(const Instr& in, uint64_t r) {
-  return static_cast<uint64_t>(in.dst.imm) + r * in.dst_rep * ResultsPerRepeat(in) * Eb(in.dtype);
+  const auto results = static_cast<uint64_t>(target::ReduceResultsPerRepeat(in.op, in.scalar.imm));
+  return static_cast<uint64_t>(in.dst.imm) + r * in.dst_rep * results * Eb(in.dtype);
 }
 
-// Results a repeat writes: every block with an active element, or all of ResultsPerRepeat.
 uint64_t Written(const Instr& in) {
-  if (!IsBlockReduce(in.op)) return ResultsPerRepeat(in);
-  const uint64_t epb = ElemsPerBlock(in);
-  return (static_cast<uint64_t>(in.mask.imm) + epb - 1) / epb;
+  return static_cast<uint64_t>(
+      target::ReduceResultsWritten(in.op, in.scalar.imm, in.mask.imm, Eb(in.dtype)));
 }
 
 template <typename Codec>
@@ -55,11 +46,11 @@ void ReduceEffect(const Instr& in, MemView& mem, const Codec& codec) {
   using C = typename Codec::Compute;
   const uint64_t repeat = in.repeat.imm, mask = in.mask.imm;
   const C* x = Gather(codec, mem, SrcOperand(in), repeat, mask, Slot::kSrc);
-  const uint64_t group = IsBlockReduce(in.op) ? ElemsPerBlock(in) : mask;
+  const uint64_t group = IsBlockReduce(in.op) ? 32 / Eb(in.dtype) : mask;
   const uint64_t eb = Eb(in.dtype), written = Written(in);
   std::vector<C> values(written);
   std::vector<uint32_t> index(written);
-  std::vector<std::vector<uint8_t>> out(repeat, std::vector<uint8_t>(written * eb));
+  std::vector<uint8_t> out(repeat * written * eb);  // all results, stored after the reads
   for (uint64_t r = 0; r < repeat; ++r) {
     const C* row = x + r * mask;
     for (uint64_t g = 0; g < written; ++g) {
@@ -77,29 +68,30 @@ void ReduceEffect(const Instr& in, MemView& mem, const Codec& codec) {
       values[g] = acc;
       index[g] = at;
     }
-    if (!IsIndexed(in.op)) {
-      codec.Store(values.data(), written, out[r].data(), target::RoundMode::kRint, false);
+    if (!IsIndexedReduce(in.op)) {
+      codec.Store(values.data(), written, &out[r * written * eb], target::RoundMode::kRint, false);
       continue;
     }
     // Indexed: the value, the index's bits in an element-wide integer, in the chosen order.
-    std::vector<uint8_t> value_bits(eb);
-    codec.Store(values.data(), 1, value_bits.data(), target::RoundMode::kRint, false);
+    uint8_t value_bits[4];
+    codec.Store(values.data(), 1, value_bits, target::RoundMode::kRint, false);
     const int64_t order = in.scalar.imm;
-    uint8_t* o = out[r].data();
-    if (order == 0 || order == 2) std::memcpy(o, value_bits.data(), eb);
+    uint8_t* o = &out[r * written * eb];
+    if (order == 0 || order == 2) std::memcpy(o, value_bits, eb);
     if (order == 1 || order == 3) std::memcpy(o, &index[0], eb);
     if (order == 0) std::memcpy(o + eb, &index[0], eb);
-    if (order == 1) std::memcpy(o + eb, value_bits.data(), eb);
+    if (order == 1) std::memcpy(o + eb, value_bits, eb);
   }
   for (uint64_t r = 0; r < repeat; ++r) {
-    std::memcpy(mem.Ptr(MemSpace::kUb, DstAt(in, r), written * eb), out[r].data(), written * eb);
+    std::memcpy(mem.Ptr(MemSpace::kUb, DstAt(in, r), written * eb), &out[r * written * eb],
+                written * eb);
   }
 }
 
 }  // namespace
 
 bool IsRawVector(Opcode op) {
-  return IsBlockReduce(op) || op == Opcode::kVwreduceSum || IsIndexed(op) ||
+  return IsBlockReduce(op) || op == Opcode::kVwreduceSum || IsIndexedReduce(op) ||
          op == Opcode::kVgatherb;
 }
 
