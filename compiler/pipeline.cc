@@ -39,8 +39,9 @@ constexpr PassInfo kPasses[] = {
      "alloc_shared -> L1 or UB, alloc_fragment -> L0A/L0B/L0C, by how each buffer is used"},
     {"squeeze_columns", 1, Always, passes::SqueezeColumns,
      "[R, 1] UB vectors used only by vector ops -> [R], dense like every [R] vector"},
-    {"vid_reduction", 1, Always, passes::VidReduction,
-     "threads=2: vector row tiles split between the two AIVs by data flow"},
+    {"vid_reduction", 2, Always, passes::VidReduction,
+     "threads=2: vector row tiles split between the two AIVs by data flow; (cid, vid) form "
+     "not reading vid: one AIV"},
     {"lower_parallel", 3, Always, passes::LowerParallel,
      "T.Parallel element-wise loops -> tile vector ops on whole regions"},
     {"expand_composites", 2, Always, passes::ExpandComposites,

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir/mutator.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/passes/vid_reduction_internal.h"
 
 namespace tilejit::passes {
@@ -129,11 +131,56 @@ class Decider {
   bool ok_ = true;
 };
 
+// Whether the vector work of a (cid, vid) launch needs both AIVs: the body reads vid, adds
+// into GM atomically (once per AIV: upstream's atomic_add test expects a sum over both), or
+// signals from one AIV to the other (a cross-core flag of mode 1).
+class NeedsBothAivs : public ir::Visitor {
+ public:
+  explicit NeedsBothAivs(const ir::VarNode* vid) : vid_(vid) {}
+  bool found = false;
+
+ protected:
+  void VisitVarRef(const ir::VarRefNode& op) override { found |= op.var.get() == vid_; }
+  void VisitTileOp(const ir::TileOpNode& op) override {
+    found |= op.FindAttr("atomic_add") != nullptr;
+    ir::Visitor::VisitTileOp(op);
+  }
+  void VisitCrossFlag(const ir::CrossFlagNode& op) override {
+    found |= op.kind == ir::StmtKind::kSetCrossFlag && op.mode == 1;
+    ir::Visitor::VisitCrossFlag(op);
+  }
+
+ private:
+  const ir::VarNode* vid_;
+};
+
+class OneAiv : public ir::Mutator {
+  ir::Stmt MutateKernelStmt(const ir::Stmt&, const ir::KernelNode& op) override {
+    return std::make_shared<ir::KernelNode>(op.grid, 1, op.cid, op.vid, op.body, op.loc);
+  }
+};
+
+// The (cid, vid) form runs the vector program on both AIVs of a block. When nothing in it
+// tells them apart, both would compute the same values and write the same GM bytes (a WAW
+// race between the cores, and twice the MTE3 traffic), so one AIV does the work: the launch
+// becomes threads=1. The cross-core flags adapt (the cube's counter waits for the AIVs the
+// block has).
+Result<ir::Kernel> OneAivWhenVidIsUnread(const ir::Kernel& kernel, const ir::KernelNode& launch,
+                                         PassContext& ctx) {
+  NeedsBothAivs both(launch.vid.get());
+  both.Visit(launch.body);
+  if (both.found) return kernel;
+  ctx.Count("one_aiv", 1);
+  return OneAiv().MutateKernel(kernel);
+}
+
 }  // namespace
 
 Result<ir::Kernel> VidReduction(const ir::Kernel& kernel, PassContext& ctx) {
   Flow flow = vid::SurveyFlow(kernel);
-  if (flow.launch == nullptr || flow.launch->threads != 2 || flow.ubs.empty()) return kernel;
+  if (flow.launch == nullptr || flow.ubs.empty()) return kernel;
+  if (flow.launch->threads == 0) return OneAivWhenVidIsUnread(kernel, *flow.launch, ctx);
+  if (flow.launch->threads != 2) return kernel;
   vid::SplitPlan plan;
   if (!Decider(flow, ctx).Decide(&plan)) return ctx.diag->ToStatus();
   if (plan.split.empty()) return kernel;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // vid_reduction: in a `T.Kernel(n, threads=2)` launch, splits the vector work of each block
-// between its two AIVs by data flow. Other launch forms (threads=1, the (cid, vid) form) and
-// kernels without UB buffers are returned unchanged.
+// between its two AIVs by data flow. In the (cid, vid) form, a body with UB buffers that never
+// reads vid has its vector work done by one AIV (the launch becomes threads=1), unless it adds
+// into GM atomically or sets a cross-core flag of mode 1 (AIV to AIV): both AIVs would compute
+// the same values and write the same GM bytes. threads=1 launches and kernels without UB
+// buffers are returned unchanged.
 //
 // A UB buffer is SPLIT when its rows are the block's row tile: it is copied to or from GM at
 // a block-derived row offset (the GM row dim is not the tensor's last dim, and its min
@@ -28,7 +31,7 @@
 // rows of a split buffer that does not run over all of them; an access of a split buffer
 // that is neither all its rows nor row i of such a loop, or a cast of only a prefix of it.
 //
-// Statistics: "split_buffers".
+// Statistics: "split_buffers"; "one_aiv" (1 when the (cid, vid) launch became threads=1).
 // Thread safety: a pure function of its input.
 #pragma once
 

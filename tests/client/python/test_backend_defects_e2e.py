@@ -79,3 +79,27 @@ def test_copies_of_a_gm_region_indexed_in_a_middle_dim(tilejitd, monkeypatch):
     monkeypatch.setenv("TILEJIT_CHECK", "1")
     q = np.random.default_rng(9).uniform(-1, 1, (40, 3, 64)).astype(np.float32)
     np.testing.assert_array_equal(backend_defects.rows_of_one_head()(q), q + 1)
+
+
+def test_vector_work_that_does_not_read_vid_is_done_by_one_aiv(tilejitd, monkeypatch):
+    """A (cid, vid) kernel whose body never reads vid: one AIV does the vector work, so the
+    checked run finds no duplicated GM write (both AIVs wrote Y: a WAW race was reported for
+    upstream's activation/sigmoidv2.py and the three merge sorts)."""
+    monkeypatch.setenv("TILEJIT_CHECK", "1")
+    rng = np.random.default_rng(10)
+    x = rng.uniform(-4, 4, (4, 8)).astype(np.float32)
+    np.testing.assert_allclose(backend_defects.vector_work_without_vid()(x),
+                               1 / (1 + np.exp(-x)), rtol=1e-5, atol=1e-6)
+    a, b = (rng.uniform(-0.5, 0.5, (32, 32)).astype(np.float16) for _ in range(2))
+    want = np.exp(a.astype(np.float32) @ b.astype(np.float32))
+    np.testing.assert_allclose(backend_defects.gemm_then_vector_work_without_vid()(a, b), want,
+                               rtol=1e-3, atol=1e-3)
+
+
+def test_atomic_adds_that_do_not_read_vid_still_run_on_both_aivs(tilejitd, monkeypatch):
+    """Atomic adds commute, so a body that does not read vid keeps both AIVs: C gets one add
+    per AIV per block, as upstream's atomic_add test expects (blocks * 2)."""
+    monkeypatch.setenv("TILEJIT_CHECK", "1")
+    c = np.zeros(32, np.float32)
+    backend_defects.atomic_add_without_vid()(c)
+    np.testing.assert_array_equal(c, np.full(32, 6, np.float32))

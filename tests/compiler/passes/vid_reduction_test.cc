@@ -63,14 +63,48 @@ TEST(VidReduction, GmCopyAtABlockRowOffsetSplitsTheTileAndShiftsTheGmRows) {
   EXPECT_EQ(r.ctx.stats["split_buffers"], 1);
 }
 
-TEST(VidReduction, OtherLaunchFormsAreLeftAlone) {
-  for (int threads : {0, 1}) {
+// The input's canonical text: what a pass that changes nothing returns.
+std::string Canonical(PassRunner& r, const std::string& text) {
+  Result<ir::Kernel> in = ir::ParseTileIr(text, &r.sources, &r.diag, "t.tir");
+  return in.ok() ? ir::PrintKernel(*in) : "parse error";
+}
+
+TEST(VidReduction, ThreadsOneIsLeftAlone) {
+  PassRunner r;
+  std::string text = Kernel(kRowTile, 1);
+  EXPECT_EQ(r.Run(VidReduction, text), Canonical(r, text));
+  EXPECT_TRUE(r.ctx.stats.empty());
+}
+
+// Before: both AIVs of each block run the body and write the same rows of %p1 (the WAW race
+// upstream's activation/sigmoidv2.py hit). After: one AIV does.
+TEST(VidReduction, CidVidFormThatNeverReadsVidRunsOnOneAiv) {
+  PassRunner r;
+  std::string want = Canonical(r, Kernel(kRowTile, 1));
+  EXPECT_EQ(r.Run(VidReduction, Kernel(kRowTile, 0)), want);
+  EXPECT_EQ(r.ctx.stats["one_aiv"], 1);
+}
+
+TEST(VidReduction, CidVidFormKeepsBothAivsWhenTheyDiffer) {
+  const std::string reads_vid =
+      "  alloc %x: ub float32[32, 64]\n"
+      "  copy(%x, %p0[%r + %vid * 32:+32, :])\n"
+      "  copy(%p1[%r + %vid * 32:+32, :], %x)\n";
+  // Each AIV's add lands: the sum counts both (upstream's atomic_add test expects so).
+  const std::string atomic =
+      "  alloc %x: ub float32[64, 64]\n"
+      "  copy(%x, %p0[%r:+64, :])\n"
+      "  copy(%p1[%r:+64, :], %x) {atomic_add=true}\n";
+  const std::string signals_sibling =
+      "  alloc %x: ub float32[64, 64]\n"
+      "  copy(%x, %p0[%r:+64, :])\n"
+      "  set_cross_flag(mte2, 1, mode=1)\n"
+      "  wait_cross_flag(1)\n";
+  for (const std::string& body : {reads_vid, atomic, signals_sibling}) {
     PassRunner r;
-    std::string text = Kernel(kRowTile, threads);
-    Result<ir::Kernel> in = ir::ParseTileIr(text, &r.sources, &r.diag, "t.tir");
-    ASSERT_TRUE(in.ok());
-    EXPECT_EQ(r.Run(VidReduction, text), ir::PrintKernel(*in)) << threads;
-    EXPECT_TRUE(r.ctx.stats.empty());
+    std::string text = Kernel(body, 0);
+    EXPECT_EQ(r.Run(VidReduction, text), Canonical(r, text)) << body;
+    EXPECT_TRUE(r.ctx.stats.empty()) << body;
   }
 }
 

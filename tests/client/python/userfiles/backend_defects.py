@@ -162,3 +162,65 @@ def rows_of_one_head(S=40, H=3, D=64, R=16):
                         T.barrier_all()
 
     return main
+
+
+_DEVELOPER = {
+    tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True,
+    tilelang.PassConfigKey.TL_ASCEND_AUTO_CV_SYNC: True,
+    tilelang.PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE: True,
+    tilelang.PassConfigKey.TL_ASCEND_MEMORY_PLANNING: True,
+}
+
+
+@tilelang.jit(out_idx=[-1], pass_configs=_DEVELOPER)
+def vector_work_without_vid(M=4, N=8):
+    """(cid, vid) form whose body never reads vid, as upstream's activation/sigmoidv2.py and
+    sort/example_merge_sort.py: both AIVs of the block would write the same GM bytes."""
+
+    @T.prim_func
+    def main(X: T.Tensor((M, N), "float32"), Y: T.Tensor((M, N), "float32")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            x = T.alloc_ub((M, N), "float32")
+            y = T.alloc_ub((M, N), "float32")
+            T.copy(X, x)
+            T.tile.sigmoid(y, x)
+            T.copy(y, Y)
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1], pass_configs=_DEVELOPER)
+def gemm_then_vector_work_without_vid(M=32, N=32, K=32):
+    """The same with a cube -> vector hand-off before it: C = exp(A @ B)."""
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((M, N), "float")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_shared((M, K), "float16")
+            b = T.alloc_shared((K, N), "float16")
+            c = T.alloc_fragment((M, N), "float")
+            u = T.alloc_shared((M, N), "float")
+            T.copy(A, a)
+            T.copy(B, b)
+            T.gemm_v0(a, b, c, init=True)
+            T.copy(c, u)
+            T.tile.exp(u, u)
+            T.copy(u, C)
+
+    return main
+
+
+@tilelang.jit(pass_configs=_DEVELOPER)
+def atomic_add_without_vid(blocks=3, N=32):
+    """Each AIV of each block adds ones into C: upstream's atomic_add test expects
+    blocks * 2 (both AIVs run a body that does not read vid)."""
+
+    @T.prim_func
+    def main(C: T.Tensor((N,), "float32")):
+        with T.Kernel(blocks, is_npu=True) as (cid, vid):
+            ones = T.alloc_ub((N,), "float32")
+            T.tile.fill(ones, 1.0)
+            T.tile.atomic_add(C[0], ones)
+
+    return main
