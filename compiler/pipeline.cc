@@ -44,7 +44,7 @@ constexpr PassInfo kPasses[] = {
      "not reading vid: one AIV"},
     {"lower_parallel", 3, Always, passes::LowerParallel,
      "T.Parallel element-wise loops -> tile vector ops on whole regions"},
-    {"expand_composites", 2, Always, passes::ExpandComposites,
+    {"expand_composites", 3, Always, passes::ExpandComposites,
      "gemm_v0 -> L1->L0 loads into double-buffered L0 tiles + mma over K slices; UB scratch "
      "for sort, topk and merge_sort"},
     {"legalize_copies", 1, Always, passes::LegalizeCopies,

@@ -8,15 +8,22 @@
 // The Expert-mode syncs mirror the vendor template's ping-pong: slot s's m -> mte1 flag says
 // "the mma that last read slot s is done", so it is pre-armed for both slots and drained
 // after the last slice; the mte1 -> m flag says "slot s is loaded". Two ids per pair are
-// enough because a slot is only reloaded after its previous mma released it.
+// enough because a slot is only reloaded after its previous mma released it. Like the
+// template, the expansion also orders itself against its neighbours: on entry after the MTE2
+// loads of its L1 operands and the fixpipe's last read of L0C, on exit before the next MTE2
+// load into L1 and the fixpipe's next read. Upstream's Expert kernels rely on that (their
+// loads run right before gemm_v0 with no sync, as pipeline/gemm_v0_pipeline.py does).
 //
 // Vector ops that need UB scratch (TileLang's InjectTmpBuffer: reductions, broadcast, some
 // transcendental ops) need none on this target: our ISA reduces and broadcasts directly
 // (docs/isa.md section 7), so no vector composite is expanded here yet.
 #include "compiler/passes/expand_composites.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -36,6 +43,25 @@ using ir::Region;
 using ir::Stmt;
 
 constexpr int64_t kFirstReservedEvent = 6;  // slot s uses 6 + s on m<->mte1
+
+// The pairs the Expert-mode expansion sets and waits on, on ids 6 and 7: the ping-pong
+// (m <-> mte1) and the boundaries (mte2 -> mte1 and fix -> m on entry, mte1 -> mte2 and
+// m -> fix on exit).
+struct PipePair {
+  ir::Pipe src, dst;
+};
+constexpr PipePair kEntryPairs[] = {{ir::Pipe::kMte2, ir::Pipe::kMte1},
+                                    {ir::Pipe::kFix, ir::Pipe::kM}};
+constexpr PipePair kExitPairs[] = {{ir::Pipe::kMte1, ir::Pipe::kMte2},
+                                   {ir::Pipe::kM, ir::Pipe::kFix}};
+
+bool ReservedPair(ir::Pipe src, ir::Pipe dst) {
+  auto is = [&](const PipePair& p) { return p.src == src && p.dst == dst; };
+  return (src == ir::Pipe::kM && dst == ir::Pipe::kMte1) ||
+         (src == ir::Pipe::kMte1 && dst == ir::Pipe::kM) ||
+         std::any_of(std::begin(kEntryPairs), std::end(kEntryPairs), is) ||
+         std::any_of(std::begin(kExitPairs), std::end(kExitPairs), is);
+}
 
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
@@ -84,7 +110,7 @@ class KernelScan : public ir::Visitor {
   explicit KernelScan(const target::NpuTarget& t) : target_(t) {}
   int64_t used_a = 0, used_b = 0;
   std::vector<SourceLoc> gemms;
-  std::vector<const ir::FlagNode*> reserved_flags;  // on ids 6/7 of m<->mte1
+  std::vector<const ir::FlagNode*> reserved_flags;  // on ids 6/7 of a ReservedPair
 
  protected:
   void VisitAllocate(const ir::AllocateNode& op) override {
@@ -102,10 +128,9 @@ class KernelScan : public ir::Visitor {
     ir::Visitor::VisitTileOp(op);
   }
   void VisitFlag(const ir::FlagNode& op) override {
-    bool pair = (op.src == Pipe::kM && op.dst == Pipe::kMte1) ||
-                (op.src == Pipe::kMte1 && op.dst == Pipe::kM);
     std::optional<int64_t> id = ir::AsConstInt(op.event);
-    if (pair && id && (*id == kFirstReservedEvent || *id == kFirstReservedEvent + 1))
+    if (ReservedPair(op.src, op.dst) && id &&
+        (*id == kFirstReservedEvent || *id == kFirstReservedEvent + 1))
       reserved_flags.push_back(&op);
     ir::Visitor::VisitFlag(op);
   }
@@ -159,6 +184,14 @@ class GemmExpander : public ir::Mutator {
   Stmt Flag(ir::StmtKind kind, Pipe src, Pipe dst, Expr event, SourceLoc loc) const {
     return std::make_shared<ir::FlagNode>(kind, src, dst, std::move(event), loc,
                                           ir::SyncOrigin::kCompiler);
+  }
+  // set_flag then wait_flag on id 6 of each pair: `dst` waits for what `src` has issued.
+  void AppendWaits(std::span<const PipePair> pairs, SourceLoc loc, std::vector<Stmt>* out) const {
+    for (const PipePair& p : pairs) {
+      const Expr id = ir::IntImm(kFirstReservedEvent, ir::DType::kInt32, loc);
+      out->push_back(Flag(ir::StmtKind::kSetFlag, p.src, p.dst, id, loc));
+      out->push_back(Flag(ir::StmtKind::kWaitFlag, p.src, p.dst, id, loc));
+    }
   }
 
   PassContext& ctx_;
@@ -320,6 +353,7 @@ Stmt GemmExpander::Expand(const ir::TileOpNode& op, const GemmShape& g, const Sc
   // Only the slots some slice uses are armed (and drained): one slice needs one.
   const int64_t slots = full + (tail > 0 ? 1 : 0) > 1 ? 2 : 1;
   if (syncs) {
+    AppendWaits(kEntryPairs, loc, &out);
     for (int64_t s = 0; s < slots; ++s)
       out.push_back(Flag(ir::StmtKind::kSetFlag, Pipe::kM, Pipe::kMte1, event(s), loc));
   }
@@ -340,6 +374,7 @@ Stmt GemmExpander::Expand(const ir::TileOpNode& op, const GemmShape& g, const Sc
   if (syncs) {
     for (int64_t s = 0; s < slots; ++s)
       out.push_back(Flag(ir::StmtKind::kWaitFlag, Pipe::kM, Pipe::kMte1, event(s), loc));
+    AppendWaits(kExitPairs, loc, &out);
   }
   return ir::Seq(std::move(out), loc);
 }
@@ -444,7 +479,8 @@ void ReportReservedIds(const KernelScan& scan, PassContext& ctx) {
         << target::PipeName(f->src) << " -> " << target::PipeName(f->dst) << " uses event id "
         << *ir::AsConstInt(f->event)
         << ", reserved in Expert mode for the expansion of gemm_v0: ids 6 and 7 of the "
-           "mte1 -> m and m -> mte1 pairs; use ids 0 to 5";
+           "mte1 -> m, m -> mte1, mte2 -> mte1, fix -> m, mte1 -> mte2 and m -> fix pairs; use "
+           "ids 0 to 5";
   }
 }
 

@@ -3,6 +3,7 @@
 by the kernel in userfiles/backend_defects.py and checked against NumPy on the simulated NPU
 in checked mode (race detector and bounds checks on)."""
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -51,13 +52,27 @@ def test_developer_kernels_without_pass_configs_are_never_an_internal_error(tile
     responsible for syncs (a located warning per unordered dependence), or fails with a located
     diagnostic naming the switch to set; never an internal error."""
     with pytest.warns(tilejit.CompileWarning, match=r"backend_defects.py:\d+:\d+: warning: in "
-                      r"the cube program: unordered RAW: `copy\(gemm_l0a, a\)`"):
-        backend_defects.developer_gemm_without_pass_configs()
+                      r"the vector program: unordered RAW: `exp\(u, u\)`"):
+        backend_defects.developer_vector_without_pass_configs()
     with pytest.raises(tilejit.CompileError) as info:
         backend_defects.developer_cube_to_vector_without_pass_configs()
     d = info.value.diagnostics[0]
     assert d.file.endswith("backend_defects.py") and d.severity == "error"
     assert "TL_ASCEND_AUTO_CV_COMBINE" in d.message and "internal" not in str(info.value)
+
+
+def test_developer_gemm_without_pass_configs_is_ordered_by_gemm_v0_itself(tilejitd, monkeypatch):
+    """gemm_v0 waits for the loads of its operands and the fixpipe waits for it, as the
+    vendor's template does: the same kernel with only a gemm needs no author syncs."""
+    monkeypatch.setenv("TILEJIT_CHECK", "1")
+    rng = np.random.default_rng(12)
+    a = rng.uniform(-1, 1, (64, 32)).astype(np.float16)
+    b = rng.uniform(-1, 1, (32, 64)).astype(np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tilejit.CompileWarning)
+        got = backend_defects.developer_gemm_without_pass_configs()(a, b)
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=2e-3, atol=2e-2)
 
 
 def test_tiles_of_one_loop_body_share_bytes_when_only_that_fits(tilejitd, monkeypatch):
@@ -103,3 +118,17 @@ def test_atomic_adds_that_do_not_read_vid_still_run_on_both_aivs(tilejitd, monke
     c = np.zeros(32, np.float32)
     backend_defects.atomic_add_without_vid()(c)
     np.testing.assert_array_equal(c, np.full(32, 6, np.float32))
+
+
+@pytest.mark.parametrize("stages", [0, 2, 3])
+def test_expert_gemm_v0_waits_for_the_l1_loads_before_it(tilejitd, monkeypatch, stages):
+    """gemm_v0 in Expert mode orders itself after the MTE2 loads of its L1 operands and before
+    the next ones, as the vendor's template does: upstream's pipeline/gemm_v0_pipeline.py (no
+    sync between its loads and the gemm) read L1 never written, with T.Pipelined or without."""
+    monkeypatch.setenv("TILEJIT_CHECK", "1")
+    rng = np.random.default_rng(11)
+    a = rng.uniform(-1, 1, (128, 512)).astype(np.float16)
+    b = rng.uniform(-1, 1, (512, 128)).astype(np.float16)
+    got = backend_defects.expert_pipelined_gemm(stages=stages)(a, b)
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=2e-3, atol=2e-2)

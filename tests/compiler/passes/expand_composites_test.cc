@@ -23,6 +23,8 @@ std::string Kernel(std::string_view allocs, std::string_view body) {
 
 // K fits one L0 slot: one slice in a one-slot scratch (multi_buffer may version the slot
 // across loop iterations; a second slot inside the gemm would have nothing to overlap with).
+// Like the vendor's gemm_v0 (tl_templates/ascend/common.h of TileLang-Ascend), the expansion
+// waits for the MTE2 loads and the fixpipe before it, and makes the next ones wait for it.
 TEST(ExpandComposites, SingleSliceGemmInExpertModeCarriesItsOwnSyncsOnOneSlot) {
   PassRunner r;
   std::string out = r.Run(ExpandComposites, Kernel("  alloc %l1_0: l1 float16[32, 48]\n"
@@ -37,6 +39,10 @@ TEST(ExpandComposites, SingleSliceGemmInExpertModeCarriesItsOwnSyncsOnOneSlot) {
                         "  alloc %l0a_0: l0a float16[1, 32, 48] compiler_scratch\n"
                         "  alloc %l0b_0: l0b float16[1, 48, 64] compiler_scratch\n",
                         "  barrier(all)\n"
+                        "  set_flag(mte2, mte1, 6) {compiler}\n"
+                        "  wait_flag(mte2, mte1, 6) {compiler}\n"
+                        "  set_flag(fix, m, 6) {compiler}\n"
+                        "  wait_flag(fix, m, 6) {compiler}\n"
                         "  set_flag(m, mte1, 6) {compiler}\n"
                         "  wait_flag(m, mte1, 6) {compiler}\n"
                         "  copy(%l0a_0, %l1_0)\n"
@@ -46,6 +52,10 @@ TEST(ExpandComposites, SingleSliceGemmInExpertModeCarriesItsOwnSyncsOnOneSlot) {
                         "  mma(%l0c_0, %l0a_0, %l0b_0) {init=true}\n"
                         "  set_flag(m, mte1, 6) {compiler}\n"
                         "  wait_flag(m, mte1, 6) {compiler}\n"
+                        "  set_flag(mte1, mte2, 6) {compiler}\n"
+                        "  wait_flag(mte1, mte2, 6) {compiler}\n"
+                        "  set_flag(m, fix, 6) {compiler}\n"
+                        "  wait_flag(m, fix, 6) {compiler}\n"
                         "  barrier(all)\n"));
   EXPECT_EQ(r.ctx.stats["gemm_v0_expanded"], 1);
   EXPECT_EQ(r.ctx.stats["k_slices"], 1);
@@ -95,6 +105,10 @@ TEST(ExpandComposites, SlicesKByTheLargestFittingDivisorWithRuntimeInit) {
                         "  alloc %l0a_0: l0a float16[2, 128, 128] compiler_scratch\n"
                         "  alloc %l0b_0: l0b float16[2, 128, 128] compiler_scratch\n",
                         "  for %v0 in serial(0, 4) {\n"
+                        "    set_flag(mte2, mte1, 6) {compiler}\n"
+                        "    wait_flag(mte2, mte1, 6) {compiler}\n"
+                        "    set_flag(fix, m, 6) {compiler}\n"
+                        "    wait_flag(fix, m, 6) {compiler}\n"
                         "    set_flag(m, mte1, 6) {compiler}\n"
                         "    set_flag(m, mte1, 7) {compiler}\n"
                         "    for %v1 in serial(0, 4) {\n"
@@ -109,6 +123,10 @@ TEST(ExpandComposites, SlicesKByTheLargestFittingDivisorWithRuntimeInit) {
                         "    }\n"
                         "    wait_flag(m, mte1, 6) {compiler}\n"
                         "    wait_flag(m, mte1, 7) {compiler}\n"
+                        "    set_flag(mte1, mte2, 6) {compiler}\n"
+                        "    wait_flag(mte1, mte2, 6) {compiler}\n"
+                        "    set_flag(m, fix, 6) {compiler}\n"
+                        "    wait_flag(m, fix, 6) {compiler}\n"
                         "  }\n"));
   EXPECT_EQ(r.ctx.stats["k_slices"], 4);
 }
@@ -186,7 +204,8 @@ TEST(ExpandComposites, ExpertKernelUsingReservedIdsIsADiagnostic) {
   ASSERT_EQ(r.Messages().size(), 2u);
   EXPECT_EQ(r.FirstError(),
             "set_flag on mte1 -> m uses event id 7, reserved in Expert mode for the expansion of "
-            "gemm_v0: ids 6 and 7 of the mte1 -> m and m -> mte1 pairs; use ids 0 to 5");
+            "gemm_v0: ids 6 and 7 of the mte1 -> m, m -> mte1, mte2 -> mte1, fix -> m, mte1 -> "
+            "mte2 and m -> fix pairs; use ids 0 to 5");
   EXPECT_EQ(r.FirstErrorLine(), 8u);
   ASSERT_EQ(r.diag.diagnostics()[0].notes.size(), 1u);
   EXPECT_EQ(r.diag.diagnostics()[0].notes[0].loc.line, 10u);

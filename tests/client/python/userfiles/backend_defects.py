@@ -92,6 +92,21 @@ def developer_gemm_without_pass_configs(M=64, N=64, K=32):
 
 
 @tilelang.jit(out_idx=[-1])
+def developer_vector_without_pass_configs(M=64, N=64):
+    """Developer mode vector work, no pass_configs and no syncs."""
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float"), C: T.Tensor((M, N), "float")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            u = T.alloc_shared((M, N), "float")
+            T.copy(A, u)
+            T.tile.exp(u, u)
+            T.copy(u, C)
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
 def developer_cube_to_vector_without_pass_configs(M=64, N=64, K=32):
     """The same with vector work on the gemm's result: needs the compiler's cube/vector split."""
 
@@ -222,5 +237,34 @@ def atomic_add_without_vid(blocks=3, N=32):
             ones = T.alloc_ub((N,), "float32")
             T.tile.fill(ones, 1.0)
             T.tile.atomic_add(C[0], ones)
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def expert_pipelined_gemm(M=128, N=128, K=512, bk=64, stages=3):
+    """Expert mode as upstream's pipeline/gemm_v0_pipeline.py: the author's barrier_all opens
+    and closes each iteration, the L1 loads run right before gemm_v0 with no sync between
+    them (the vendor's gemm_v0 waits for MTE2 itself), and `if k == 0` chooses init. num_stages=0
+    is a plain serial loop."""
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((M, N), "float16")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_L1((M, bk), "float16")
+            b = T.alloc_L1((bk, N), "float16")
+            c = T.alloc_L0C((M, N), "float")
+            with T.Scope("C"):
+                for k in T.Pipelined(K // bk, num_stages=stages):
+                    T.barrier_all()
+                    T.copy(A[0, k * bk], a)
+                    T.copy(B[k * bk, 0], b)
+                    if k == 0:
+                        T.gemm_v0(a, b, c, init=True)
+                    else:
+                        T.gemm_v0(a, b, c)
+                    T.barrier_all()
+                T.copy(c, C)
 
     return main
