@@ -32,6 +32,11 @@
 // of one workspace of the counter (cross_core_sync_plan.cc), so it holds. T = 1 is always
 // safe.
 //
+// One write, N reads (a workspace the kernel declared, written once outside any loop or `if`
+// and read a constant N <= 8 times): it has a ready counter of its own, and the producer sets
+// it N times right after the write, so each of the consumer's N waits returns after the
+// write; there is no later write, so no slot-free counter.
+//
 // Liveness: every wait is matched by a set that comes earlier in the sequential body (a read
 // after its write; write n after read n-T; pre-armed tokens first), so running both programs
 // cannot deadlock. Zero at exit: the consumer takes every R token; the producer receives
@@ -105,7 +110,7 @@ class Placer : public ir::Mutator {
       const xsync::Counter& dp = plan_.counters[h->counter];
       if (h->rewritten) out.push_back(Wait(h->write_pipe, *dp.slot_free));
       out.push_back(s);
-      out.push_back(Set(h->write_pipe, *dp.ready));
+      for (int n = 0; n < h->sets_per_write; ++n) out.push_back(Set(h->write_pipe, *dp.ready));
     } else if (const xsync::HandOff* r = Find(op, 1)) {  // a read: consumer side
       const xsync::Counter& dp = plan_.counters[r->counter];
       out.push_back(Wait(target::Pipe::kMte2, *dp.ready));

@@ -16,6 +16,9 @@
 //    and the producer drains T at the end of its own, so every counter is zero at block end.
 //    T is the smallest distance, in the counter's writes, between two writes of one
 //    workspace (multi_buffer's slots are distinct workspaces), at most 8.
+// A workspace the kernel declares is ordered when its writes and reads pair one to one, or
+// when it is written once and read a constant N <= 8 times (its own ready counter, set N
+// times after the write); other declared workspaces stay the author's.
 // Ids are the lowest of 0..NpuTarget::cross_flag_ids-1 that the kernel's own cross flags do
 // not use. Works for threads=1 (one AIV: a mode-2 set from it counts at once) and for the
 // 1:2 forms (the AIC's counter counts once both AIVs have set).

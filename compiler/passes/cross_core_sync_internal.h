@@ -23,6 +23,9 @@ struct HandOff {
   target::Pipe write_pipe = target::Pipe::kFix;  // FIX for L0C->GM, MTE3 for UB/L1->GM
   bool rewritten = false;  // may be written more than once (in a loop, or by several copies)
   int counter = 0;         // index in Plan::counters
+  // Ready sets per write: 1, or the read count of a workspace the kernel declared that is
+  // written once and read that many times (a constant up to kMaxTokens; its own counter).
+  int sets_per_write = 1;
 };
 
 // One pair of counters: all hand-offs of one direction, or of one workspace family of it.

@@ -157,6 +157,16 @@ bool IsOneToOne(const Survey::Use& u, int side) {
          u.write_trips[side] == u.read_trips[1 - side];
 }
 
+// A workspace the kernel declared, written once (not in a loop, not under an `if`) and read
+// a constant number of times on the other side, after it in the body: the producer sets the
+// ready counter once per read (upstream's pipeline/matmul_add_pipeline.py writes a block's
+// gemm result once and reads it back a quarter at a time).
+bool IsOneToMany(const Survey::Use& u, int side) {
+  return u.writes[1 - side] == 0 && u.reads[side] == 0 && u.writes[side] == 1 &&
+         u.write_trips[side] == 1 && !u.in_loop && u.read_trips[1 - side] > 1 &&
+         u.read_trips[1 - side] <= kMaxTokens;
+}
+
 struct Write {
   const ir::BufferNode* ws;
   bool guaranteed;
@@ -332,7 +342,17 @@ void MakeCounters(const ir::Kernel& kernel, const std::vector<const ir::BufferNo
     std::vector<const ir::BufferNode*> ws;
     for (const ir::BufferNode* w : order) {
       auto it = plan->hand_offs.find(w);
-      if (it != plan->hand_offs.end() && it->second.dir == dir) ws.push_back(w);
+      if (it == plan->hand_offs.end() || it->second.dir != dir) continue;
+      if (it->second.sets_per_write == 1) {
+        ws.push_back(w);
+        continue;
+      }
+      it->second.counter = static_cast<int>(plan->counters.size());  // a ready counter alone
+      Counter c;
+      c.dir = dir;
+      c.ready = 0;  // ids assigned later
+      c.write_pipe = it->second.write_pipe;
+      plan->counters.push_back(c);
     }
     if (ws.empty()) continue;
     std::string why;
@@ -403,13 +423,18 @@ Plan MakePlan(const ir::Kernel& kernel, PassContext& ctx) {
     const Survey::Use& u = survey.uses.at(ws);
     for (int side = 0; side < 2; ++side) {
       if (u.writes[side] == 0 || u.reads[1 - side] == 0) continue;
+      HandOff h;
+      h.dir = side == 0 ? kCubeToVector : kVectorToCube;
+      h.write_pipe = u.write_pipe;
+      if (!analysis::IsCompilerWorkspace(*ws) && IsOneToMany(u, side)) {
+        h.sets_per_write = static_cast<int>(u.read_trips[1 - side]);
+        plan.hand_offs[ws] = h;
+        continue;
+      }
       if (!analysis::IsCompilerWorkspace(*ws) && !IsOneToOne(u, side)) continue;
       TILEJIT_CHECK(u.writes[1 - side] == 0 && u.reads[side] == 0 &&
                     u.writes[side] == u.reads[1 - side])
           << "compiler workspace '" << ws->name << "' is not a one-to-one hand-off";
-      HandOff h;
-      h.dir = side == 0 ? kCubeToVector : kVectorToCube;
-      h.write_pipe = u.write_pipe;
       h.rewritten = u.in_loop || u.writes[side] > 1;
       plan.hand_offs[ws] = h;
     }

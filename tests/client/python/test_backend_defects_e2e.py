@@ -132,3 +132,19 @@ def test_expert_gemm_v0_waits_for_the_l1_loads_before_it(tilejitd, monkeypatch, 
     got = backend_defects.expert_pipelined_gemm(stages=stages)(a, b)
     want = a.astype(np.float32) @ b.astype(np.float32)
     np.testing.assert_allclose(got.astype(np.float32), want, rtol=2e-3, atol=2e-2)
+
+
+def test_a_declared_workspace_written_once_and_read_in_pieces_is_synced(tilejitd, monkeypatch):
+    """One cube write of a declared workspace read four times by each vector core gets its
+    ready flag set once per read, so every read waits for the write (upstream's
+    pipeline/matmul_add_pipeline.py read GM never written)."""
+    monkeypatch.setenv("TILEJIT_CHECK", "1")
+    rng = np.random.default_rng(13)
+    a = rng.uniform(-1, 1, (64, 128)).astype(np.float16)
+    b = rng.uniform(-1, 1, (128, 128)).astype(np.float16)
+    d = rng.uniform(-1, 1, (64, 128)).astype(np.float16)
+    got = backend_defects.gemm_written_once_read_in_quarters()(a, b, d)
+    prod = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    want = (prod.astype(np.float32) + d.astype(np.float32)).astype(np.float16)
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-3,
+                               atol=2e-3)

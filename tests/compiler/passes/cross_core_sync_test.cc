@@ -379,6 +379,79 @@ TEST(CrossCoreSync, PerFamilyCountersNeedTwoFreeIdsPerFamily) {
   EXPECT_FALSE(CrossFlagsPerFamily(*busy, target::Ascend910B2()));
 }
 
+// A workspace the kernel declares (workspace_idx), written once by the cube and read four
+// times by each vector core (upstream's pipeline/matmul_add_pipeline.py): the cube sets the
+// ready counter once per read, and each read waits for one.
+std::string DeclaredWorkspace(std::string_view body) {
+  return std::string(
+             "param %p0: gm float32[64, 64] output\n"
+             "param %p1: gm float32[64, 64] workspace\n"
+             "out_idx = [0]\n"
+             "workspace_idx = [1]\n"
+             "launch(1, threads=0) (%cid, %vid) {\n"
+             "  alloc %l0c_0: l0c float32[64, 64]\n"
+             "  alloc %ub_0: ub float32[32, 16]\n") +
+         std::string(body) + "}\n";
+}
+
+TEST(CrossCoreSync, DeclaredWorkspaceWrittenOnceAndReadFourTimesGetsFourReadySets) {
+  PassRunner r;
+  EnableCvSync(r);
+  EXPECT_EQ(
+      r.Run(CrossCoreSync, DeclaredWorkspace("  scope cube {\n"
+                                             "    copy(%p1, %l0c_0)\n"
+                                             "  }\n"
+                                             "  scope vector {\n"
+                                             "    for %v0 in serial(0, 4) {\n"
+                                             "      copy(%ub_0, %p1[%vid * 32:+32, %v0 * 16:+16])\n"
+                                             "      copy(%p0[%vid * 32:+32, %v0 * 16:+16], %ub_0)\n"
+                                             "    }\n"
+                                             "  }\n")),
+      DeclaredWorkspace("  scope cube {\n"
+                        "    copy(%p1, %l0c_0)\n"
+                        "    set_cross_flag(fix, 0, mode=2) {compiler}\n"
+                        "    set_cross_flag(fix, 0, mode=2) {compiler}\n"
+                        "    set_cross_flag(fix, 0, mode=2) {compiler}\n"
+                        "    set_cross_flag(fix, 0, mode=2) {compiler}\n"
+                        "  }\n"
+                        "  scope vector {\n"
+                        "    for %v0 in serial(0, 4) {\n"
+                        "      wait_cross_flag(0, pipe=mte2) {compiler}\n"
+                        "      copy(%ub_0, %p1[%vid * 32:+32, %v0 * 16:+16])\n"
+                        "      copy(%p0[%vid * 32:+32, %v0 * 16:+16], %ub_0)\n"
+                        "    }\n"
+                        "  }\n"));
+  EXPECT_EQ(r.ctx.stats["cross_flags"], 5);
+}
+
+// Written in a loop, or read more often than a counter can hold, it stays the author's.
+TEST(CrossCoreSync, DeclaredWorkspaceRewrittenOrReadTooOftenIsLeftToTheAuthor) {
+  for (std::string body : {std::string("  scope cube {\n"
+                                       "    for %v0 in serial(0, 2) {\n"
+                                       "      copy(%p1, %l0c_0)\n"
+                                       "    }\n"
+                                       "  }\n"
+                                       "  scope vector {\n"
+                                       "    for %v1 in serial(0, 4) {\n"
+                                       "      copy(%ub_0, %p1[%vid * 32:+32, %v1 * 16:+16])\n"
+                                       "    }\n"
+                                       "  }\n"),
+                           std::string("  scope cube {\n"
+                                       "    copy(%p1, %l0c_0)\n"
+                                       "  }\n"
+                                       "  scope vector {\n"
+                                       "    for %v0 in serial(0, 9) {\n"
+                                       "      copy(%ub_0, %p1[0:+32, 0:+16])\n"
+                                       "    }\n"
+                                       "  }\n")}) {
+    PassRunner r;
+    EnableCvSync(r);
+    std::string text = DeclaredWorkspace(body);
+    EXPECT_EQ(r.Run(CrossCoreSync, text), text);
+    EXPECT_EQ(r.ctx.stats["cross_flags"], 0);
+  }
+}
+
 TEST(CrossCoreSync, KernelWithoutCompilerWorkspacesIsUnchanged) {
   PassRunner r;
   EnableCvSync(r);

@@ -268,3 +268,36 @@ def expert_pipelined_gemm(M=128, N=128, K=512, bk=64, stages=3):
                 T.copy(c, C)
 
     return main
+
+
+@tilelang.jit(out_idx=[3], workspace_idx=[4], pass_configs=_DEVELOPER)
+def gemm_written_once_read_in_quarters(M=64, N=128, K=128, bk=64, quarters=4):
+    """As upstream's pipeline/matmul_add_pipeline.py: the cube writes A @ B into the kernel's
+    own workspace W once, and each vector core reads its rows of W back a quarter of the
+    columns at a time, adding D: one write, four reads."""
+    q = N // quarters
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             D: T.Tensor((M, N), "float16"), C: T.Tensor((M, N), "float16"),
+             W: T.Tensor((M, N), "float16")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_shared((M, bk), "float16")
+            b = T.alloc_shared((bk, N), "float16")
+            acc = T.alloc_fragment((M, N), "float")
+            w = T.alloc_shared((M // 2, q), "float16")
+            d = T.alloc_shared((M // 2, q), "float16")
+            e = T.alloc_shared((M // 2, q), "float16")
+            for k in T.Pipelined(K // bk, num_stages=2):
+                T.copy(A[0, k * bk], a)
+                T.copy(B[k * bk, 0], b)
+                T.gemm_v0(a, b, acc, init=(k == 0))
+            T.copy(acc, W)
+            for i in T.Pipelined(quarters, num_stages=2):
+                T.copy(W[vid * M // 2, i * q], w)
+                T.copy(D[vid * M // 2, i * q], d)
+                for r, c in T.Parallel(M // 2, q):
+                    e[r, c] = w[r, c] + d[r, c]
+                T.copy(e, C[vid * M // 2, i * q])
+
+    return main
