@@ -9,6 +9,7 @@ namespace tilejit::client {
 
 std::string FormatLaunchResponse(const v1::LaunchResponse& r) {
   std::ostringstream os;
+  if (!r.device_output().empty()) os << "device output:\n" << r.device_output();
   os << "status: " << (r.ok() ? "OK" : r.error().empty() ? "findings" : r.error()) << "\n";
   os << "kernel cycles: " << r.kernel_cycles() << " (" << r.waves() << " wave(s); launch overhead "
      << r.launch_overhead_cycles() << ")\n";

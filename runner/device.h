@@ -122,6 +122,10 @@ struct LaunchReport {
   std::vector<Finding> findings;
   uint64_t findings_suppressed = 0;
   std::string trace_json;  // Chrome trace (only with LaunchOptions::trace)
+  // What T.printf / T.dump_tensor printed: block after block, in each block core after core
+  // (aic, aiv0, aiv1), each core's lines in program order and prefixed "[block B core] ".
+  // Empty when the kernel prints nothing; at most kMaxDeviceOutputBytes (then a note).
+  std::string device_output;
   // Per line-table entry: (IR statement id, summed occupancy cycles, instruction count).
   struct LineCycles {
     uint32_t stmt = 0;
@@ -130,6 +134,8 @@ struct LaunchReport {
   };
   std::vector<LineCycles> line_cycles;  // only with LaunchOptions::trace
 };
+
+inline constexpr size_t kMaxDeviceOutputBytes = size_t{4} << 20;
 
 using KernelId = int;
 

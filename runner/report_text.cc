@@ -64,6 +64,7 @@ std::string NameStmts(std::string_view message, const StmtNamer& namer) {
 
 std::string FormatLaunchReport(const LaunchReport& r, const StmtNamer& namer) {
   std::ostringstream os;
+  if (!r.device_output.empty()) os << "device output:\n" << r.device_output;
   os << "status: " << r.status.ToString() << "\n";
   os << Printf("kernel cycles: %llu (%lld wave(s); launch overhead %llu)\n",
                static_cast<unsigned long long>(r.kernel_cycles), static_cast<long long>(r.waves),

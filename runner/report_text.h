@@ -23,7 +23,8 @@ using StmtNamer = std::function<std::optional<std::string>(uint32_t stmt)>;
 // Replaces every "line-table stmt N" in `message` by namer(N) when it gives a name.
 std::string NameStmts(std::string_view message, const StmtNamer& namer);
 
-// The report as printed by the tools: one line per fact; findings last, one per line as
+// The report as printed by the tools: the device output first ("device output:" and its
+// lines, when the kernel printed), then one line per fact; findings last, one per line as
 // "<kind>: <message>" with statement ids named by `namer` (may be empty).
 std::string FormatLaunchReport(const LaunchReport& report, const StmtNamer& namer);
 

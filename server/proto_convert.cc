@@ -256,6 +256,7 @@ void LaunchReplyToProto(const LaunchReply& in, v1::LaunchResponse* out) {
     g->set_message(f.message);
   }
   out->set_findings_suppressed(in.report.findings_suppressed);
+  out->set_device_output(in.report.device_output);
   for (const PhaseTiming& t : in.timings) {
     v1::PhaseTiming* p = out->add_timings();
     p->set_phase(t.phase);

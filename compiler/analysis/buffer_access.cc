@@ -36,9 +36,10 @@ void AddRegion(const ir::Region& r, bool write, std::vector<BufferAccess>* out) 
 }
 
 void AddTileOp(const ir::TileOpNode& op, std::vector<BufferAccess>* out) {
+  const bool has_dst = ir::TileOpFamilyOf(op.op) != ir::TileOpFamily::kDebug;  // dumps read
   for (size_t i = 0; i < op.args.size(); ++i) {
     if (const auto* r = std::get_if<ir::Region>(&op.args[i])) {
-      if (i == 0) {
+      if (i == 0 && has_dst) {
         AddRegion(*r, true, out);
         if (ReadsDestination(op)) out->push_back({r->buffer.get(), false, r});
       } else if (ir::SortScratch(op) == i) {  // written, then read, by the op alone

@@ -5,12 +5,26 @@
 
 #include <variant>
 
+#include "compiler/analysis/buffer_access.h"
+
 namespace tilejit::analysis {
 namespace {
 
 Work Combine(Work a, Work b) { return a == Work::kShared ? b : a; }
 
+// Printing runs where its operands live: a dump of UB on the vector cores, of L1 or L0 on the
+// cube, of GM (and a printf of values every core has) on every core type the kernel uses.
+Work DebugWork(const ir::TileOpNode& op) {
+  Work w = Work::kShared;
+  for (const BufferAccess& a : AccessesOf(op)) {
+    if (IsCubeScope(a.buffer->scope)) w = Work::kCube;
+    if (a.buffer->scope == ir::MemScope::kUB) w = Work::kVector;
+  }
+  return w;
+}
+
 Work TileOpWork(const ir::TileOpNode& op) {
+  if (ir::TileOpFamilyOf(op.op) == ir::TileOpFamily::kDebug) return DebugWork(op);
   if (op.op == ir::TileOpCode::kGemmV0 || op.op == ir::TileOpCode::kMma) return Work::kCube;
   if (op.op != ir::TileOpCode::kCopy) return Work::kVector;
   for (const ir::Operand& arg : op.args) {

@@ -112,7 +112,23 @@ ir::Pipe CopyPipe(Mem src, Mem dst) {
   }
 }
 
+// Device printing runs on the scalar unit, in order: a printf reads its values there, and a
+// dump is preceded by barrier(all) (codegen, debug_print.cc) and done before the next
+// instruction issues, so only the scalar reads of values and indices need ordering.
+std::vector<Part> DebugParts(const ir::TileOpNode& op, const target::NpuTarget& t) {
+  Part scalar{ir::Pipe::kS, {}};
+  for (const ir::Operand& arg : op.args) {
+    if (const auto* r = std::get_if<ir::Region>(&arg)) {
+      RegionIndexReads(*r, t, &scalar.accesses);
+    } else {
+      ScalarReads(std::get<ir::Expr>(arg), t, &scalar.accesses);
+    }
+  }
+  return {std::move(scalar)};
+}
+
 std::vector<Part> TileOpParts(const ir::TileOpNode& op, const target::NpuTarget& t) {
+  if (ir::TileOpFamilyOf(op.op) == ir::TileOpFamily::kDebug) return DebugParts(op, t);
   Part scalar{ir::Pipe::kS, {}};
   Part work{ir::Pipe::kV, {}};
   const ir::Region* first = nullptr;

@@ -265,7 +265,8 @@ Result<target::KernelBinary> Codegen(const CodegenInput& input, DiagnosticEngine
   target::KernelBinary bin;
   for (target::CoreType core : {target::CoreType::kAic, target::CoreType::kAiv}) {
     if (!(core == target::CoreType::kAic ? cube : vector)) continue;
-    TILEJIT_ASSIGN_OR_RETURN(auto prog, LowerProgram(k, core, npu, lines, stmt_ids, diag));
+    TILEJIT_ASSIGN_OR_RETURN(
+        auto prog, LowerProgram(k, core, npu, lines, stmt_ids, &bin.metadata.prints, diag));
     auto words = target::EncodeProgram(prog);
     if (!words.ok()) return words.status().WithContext("codegen: encoding the program");
     (core == target::CoreType::kAic ? bin.aic : bin.aiv) = Encode(prog, *words);

@@ -34,6 +34,7 @@ bool HasWork(const ir::Stmt& s, ir::CoreKind kind);
 Result<std::vector<target::Instr>> LowerProgram(const ir::Kernel& kernel, target::CoreType core,
                                                 const target::NpuTarget& npu, const LineMap& lines,
                                                 const std::vector<ir::Stmt>& stmt_ids,
+                                                std::vector<target::PrintRecord>* prints,
                                                 DiagnosticEngine* diag);
 
 // rd = v (li, mov or add).

@@ -313,6 +313,9 @@ class Walker {
       case ir::TileOpCode::kGemmV0:
         TILEJIT_CHECK(false) << "gemm_v0 reached codegen (expand_composites must expand it)";
         return Status::Ok();
+      case ir::TileOpCode::kPrintf:
+      case ir::TileOpCode::kDumpTensor:
+        return EmitDebug(e_, op);
       default:
         return EmitVectorOp(e_, op);
     }
@@ -408,9 +411,11 @@ void EmitMove(Emitter& e, uint8_t rd, Opnd v) {
 Result<std::vector<Instr>> LowerProgram(const ir::Kernel& kernel, target::CoreType core,
                                         const target::NpuTarget& npu, const LineMap& lines,
                                         const std::vector<ir::Stmt>& stmt_ids,
+                                        std::vector<target::PrintRecord>* prints,
                                         DiagnosticEngine* diag) {
   Emitter e(npu, core, diag);
   e.SetParams(kernel.params);
+  e.SetPrints(prints);
   e.SetLine(target::kNoStmt);
   const ir::CoreKind kind =
       core == target::CoreType::kAic ? ir::CoreKind::kCube : ir::CoreKind::kVector;

@@ -41,6 +41,7 @@
 #include "compiler/ir/buffer_layout.h"
 #include "compiler/ir/ir.h"
 #include "compiler/target/isa.h"
+#include "compiler/target/kernel_metadata.h"
 #include "compiler/target/npu_target.h"
 
 namespace tilejit::codegen {
@@ -142,6 +143,10 @@ class Emitter {
   void ReleaseTemps();
   // Declares the kernel's parameters in ABI order (ld_arg slot = index).
   void SetParams(const std::vector<ir::Buffer>& params);
+  // Where device-print records go (the kernel metadata's, shared by both core programs so
+  // that record numbers are global). Not owned; null: printing is an internal error.
+  void SetPrints(std::vector<target::PrintRecord>* prints) { prints_ = prints; }
+  std::vector<target::PrintRecord>* prints() { return prints_; }
 
  private:
   struct State;
@@ -151,6 +156,7 @@ class Emitter {
   uint32_t line_ = 0;
   SourceLoc loc_;
   std::vector<target::Instr> code_;
+  std::vector<target::PrintRecord>* prints_ = nullptr;
   std::unique_ptr<State> state_;  // registers, var bindings, layouts (emitter.cc)
 };
 

@@ -38,4 +38,9 @@ Status EmitMma(Emitter& e, const ir::TileOpNode& op);
 // (vector*.cc)
 Status EmitVectorOp(Emitter& e, const ir::TileOpNode& op);
 
+// printf {format} and dump_tensor {count, desc, shape} on either core: dbg_arg per value and
+// dbg_print, or barrier(all) and dbg_dump, naming a print record the Emitter collects for
+// the kernel metadata. (debug_print.cc)
+Status EmitDebug(Emitter& e, const ir::TileOpNode& op);
+
 }  // namespace tilejit::codegen

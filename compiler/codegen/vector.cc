@@ -46,6 +46,7 @@ Status EmitVectorOp(Emitter& e, const ir::TileOpNode& op) {
       return vec::EmitDeqScale(v);
     case ir::TileOpFamily::kCopy:
     case ir::TileOpFamily::kCube:
+    case ir::TileOpFamily::kDebug:
       break;
   }
   TILEJIT_CHECK(false) << "EmitVectorOp called with " << ir::TileOpName(op.op);

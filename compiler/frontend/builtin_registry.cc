@@ -215,8 +215,8 @@ constexpr BuiltinRow kRows[] = {
     Host("tilelang.intrinsics.make_nz_layout", H::kLayout, "buf"),
     // Real TileLang names not supported yet.
     Todo("T.symbolic", "dynamic shapes"),
-    Todo("T.printf", "device-side printing"),
-    Todo("T.dump_tensor", "device-side printing"),
+    Stmt("T.printf", H::kPrintf, "*values"),
+    Stmt("T.dump_tensor", H::kDumpTensor, "tensor, desc, dump_size, shape_info=None"),
     Todo("T.sync_all", "an all-core barrier"),
     Todo("T.unroll"),
     Todo("T.grid"),

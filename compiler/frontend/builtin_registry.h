@@ -81,6 +81,8 @@ enum class BuiltinHandler : uint8_t {
   kAnnotateAddress,
   kAnnotateLayout,  // T.annotate_layout: zN on L1 is what tilejit does; others warn
   kFuncAttr,        // T.func_attr: accepted, each attribute warned about as ignored
+  kPrintf,          // T.printf(format, *values): device-side printing
+  kDumpTensor,      // T.dump_tensor(tensor, desc, dump_size, shape_info)
   kAnnotation,      // T.Tensor, T.Buffer
   // Decorators.
   kPrimFunc,

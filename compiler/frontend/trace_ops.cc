@@ -21,8 +21,12 @@ bool Tracer::TraceOpCall(const std::string& name, const Expr& call, const std::v
                          const KwArgs& kwargs, std::vector<ir::Stmt>* out) {
   const BuiltinRow* row = FindBuiltin(name);
   TILEJIT_CHECK(row != nullptr) << "statement builtin without a row: " << name;
-  // T.func_attr describes the function: upstream writes it before the kernel.
-  if (!frame_.in_kernel && row->handler != BuiltinHandler::kFuncAttr) {
+  // T.func_attr describes the function: upstream writes it before the kernel. Prints before
+  // or after the kernel run on every core (TracePrimFunc moves them into the launch).
+  const bool anywhere = row->handler == BuiltinHandler::kFuncAttr ||
+                        row->handler == BuiltinHandler::kPrintf ||
+                        row->handler == BuiltinHandler::kDumpTensor;
+  if (!frame_.in_kernel && !anywhere) {
     diag().Error(call.loc) << name << " must be used inside 'with T.Kernel(...)'";
     return false;
   }
@@ -45,6 +49,13 @@ bool Tracer::TraceOpCall(const std::string& name, const Expr& call, const std::v
     default:
       break;
   }
+  if (row->handler == BuiltinHandler::kPrintf) {  // variadic: the values are the arguments
+    if (!kwargs.empty()) {
+      diag().Error(call.loc) << "T.printf takes no keyword arguments";
+      return false;
+    }
+    return TracePrintf(call, BoundArgs(args.begin(), args.end()), out);
+  }
   auto b = Bind(SignatureOf(*row), args, kwargs, call.loc);
   if (!b) return false;
   if (row->handler == BuiltinHandler::kTileOp) return TraceTileOp(*row, call, *b, out);
@@ -60,6 +71,7 @@ bool Tracer::TraceOpCall(const std::string& name, const Expr& call, const std::v
   }
   if (row->handler == BuiltinHandler::kAnnotateAddress) return TraceAnnotateAddress(call, *b);
   if (row->handler == BuiltinHandler::kAnnotateLayout) return TraceAnnotateLayout(call, *b);
+  if (row->handler == BuiltinHandler::kDumpTensor) return TraceDumpTensor(call, *b, out);
   return TraceSync(*row, call, *b, out);
 }
 

@@ -59,7 +59,7 @@ std::optional<ir::Kernel> Tracer::TracePrimFunc(const FunctionValue& fn,
   // Names were bound in buffers that annotate_address may have changed: nothing to redo,
   // since the mutable nodes are the ones the IR holds.
   const auto* seq = ir::TryAs<ir::SeqNode>(*body);
-  kernel.body = seq != nullptr && seq->stmts.size() == 1 ? seq->stmts[0] : *body;
+  kernel.body = seq != nullptr && seq->stmts.size() == 1 ? seq->stmts[0] : PrintsIntoLaunch(*body);
   mutable_buffers_.clear();
   return kernel;
 }

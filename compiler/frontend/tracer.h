@@ -158,6 +158,11 @@ class Tracer : public Evaluator {
                       ir::Region* dst, SourceLoc loc);
   bool TraceSync(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                  std::vector<ir::Stmt>* out);
+  bool TracePrintf(const Expr& call, const BoundArgs& b, std::vector<ir::Stmt>* out);
+  // A prim_func body of prints, one launch and prints: the launch, with the prints before it
+  // first in its body and those after it last (every core runs them). Others: unchanged.
+  static ir::Stmt PrintsIntoLaunch(const ir::Stmt& body);
+  bool TraceDumpTensor(const Expr& call, const BoundArgs& b, std::vector<ir::Stmt>* out);
   bool TraceAnnotateAddress(const Expr& call, const BoundArgs& b);
   bool TraceAnnotateLayout(const Expr& call, const BoundArgs& b);
   // The writable node of an on-chip buffer of this kernel named as an annotation's key, or

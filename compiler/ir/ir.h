@@ -303,6 +303,8 @@ enum class TileOpFamily : uint8_t {
                 // BlockReduce* / WholeReduce* in their raw repeat form
   kGatherB,     // [dst, src, offsets] {repeat, dst_blk, dst_rep}: 32-byte blocks by byte offset
   kDeqScale,    // [scale]: sets the scale of later int32 -> float16 casts (no destination)
+  kDebug,       // device printing, no destination: printf [args...] {format};
+                // dump_tensor [src] {count, desc, shape}
 };
 
 #define TILEJIT_TILE_OPS(X)                          \
@@ -360,7 +362,9 @@ enum class TileOpFamily : uint8_t {
   X(kWholeReduceMax, "wholereducemax", kRawReduce)   \
   X(kWholeReduceMin, "wholereducemin", kRawReduce)   \
   X(kGatherB, "gatherb", kGatherB)                   \
-  X(kSetDeqScale, "set_deq_scale", kDeqScale)
+  X(kSetDeqScale, "set_deq_scale", kDeqScale)        \
+  X(kPrintf, "printf", kDebug)                       \
+  X(kDumpTensor, "dump_tensor", kDebug)
 
 enum class TileOpCode : uint8_t {
 #define TILEJIT_X(e, s, f) e,

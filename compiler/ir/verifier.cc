@@ -33,6 +33,9 @@ constexpr AttrSpec kRawReduceAttrs[] = {{"dst_rep", AttrType::kInt},  {"mask", A
                                         {"src_blk", AttrType::kInt},  {"src_rep", AttrType::kInt}};
 constexpr AttrSpec kGatherBAttrs[] = {
     {"dst_blk", AttrType::kInt}, {"dst_rep", AttrType::kInt}, {"repeat", AttrType::kInt}};
+constexpr AttrSpec kPrintfAttrs[] = {{"format", AttrType::kString}};
+constexpr AttrSpec kDumpAttrs[] = {
+    {"count", AttrType::kInt}, {"desc", AttrType::kInt}, {"shape", AttrType::kString}};
 constexpr AttrSpec kSortAttrs[] = {
     {"count", AttrType::kInt}, {"k", AttrType::kInt}, {"ways", AttrType::kInt}};
 
@@ -56,6 +59,8 @@ std::string OperandPattern(const TileOpNode& node) {
       return "rrr";
     case TileOpFamily::kDeqScale:
       return "e";
+    case TileOpFamily::kDebug:
+      return op == TileOpCode::kPrintf ? std::string(node.args.size(), 'e') : "r";
     case TileOpFamily::kAxpy:
       return "rre";
     case TileOpFamily::kGather:
@@ -414,6 +419,8 @@ std::span<const AttrSpec> KnownTileOpAttrs(TileOpCode op) {
       return kRawReduceAttrs;
     case TileOpFamily::kGatherB:
       return kGatherBAttrs;
+    case TileOpFamily::kDebug:
+      return op == TileOpCode::kPrintf ? std::span<const AttrSpec>(kPrintfAttrs) : kDumpAttrs;
     case TileOpFamily::kFill:
     case TileOpFamily::kBinary:
     case TileOpFamily::kUnary:

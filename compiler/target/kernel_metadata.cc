@@ -2,6 +2,7 @@
 // Validation of the metadata schema. The JSON encoding lives in kernel_metadata_json.cc.
 #include "compiler/target/kernel_metadata.h"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <set>
@@ -13,6 +14,8 @@ namespace {
 
 constexpr std::array<std::string_view, 3> kRoleNames = {"input", "output", "workspace"};
 constexpr std::array<std::string_view, 3> kCoreMixNames = {"cube", "vector", "mixed"};
+constexpr std::array<std::string_view, 2> kPrintKindNames = {"printf", "dump"};
+constexpr std::array<std::string_view, 6> kDumpMemories = {"gm", "l1", "l0a", "l0b", "l0c", "ub"};
 
 template <typename E, size_t N>
 std::optional<E> ParseByName(const std::array<std::string_view, N>& names, std::string_view s) {
@@ -34,6 +37,54 @@ Status CheckString(std::string_view what, const std::string& s, bool allow_empty
     if (c < 0x20 || c > 0x7e) {
       return InvalidArgument(std::string(what) + " contains a non-printable or non-ASCII byte");
     }
+  }
+  return Status::Ok();
+}
+
+// A printf format: printable ASCII plus newline and tab (the JSON escapes them one way).
+Status CheckFormat(std::string_view what, const std::string& s) {
+  if (s.size() > kMaxStringBytes) {
+    return InvalidArgument(std::string(what) + " is longer than " +
+                           std::to_string(kMaxStringBytes) + " bytes");
+  }
+  for (char c : s) {
+    if ((c < 0x20 || c > 0x7e) && c != '\n' && c != '\t') {
+      return InvalidArgument(std::string(what) +
+                             " contains a byte other than printable ASCII, "
+                             "newline and tab");
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckPrint(const PrintRecord& r, size_t index) {
+  const std::string where = "print record " + std::to_string(index);
+  if (r.kind == PrintKind::kPrintf) {
+    TILEJIT_RETURN_IF_ERROR(CheckFormat(where + " format", r.format));
+    if (r.args.size() > kMaxPrintArgs) {
+      return InvalidArgument(where + " has more than " + std::to_string(kMaxPrintArgs) +
+                             " arguments");
+    }
+    if (!r.memory.empty() || r.count != 0 || r.desc != 0 || !r.shape.empty()) {
+      return InvalidArgument(where + " is a printf with dump fields");
+    }
+    return Status::Ok();
+  }
+  if (!r.format.empty() || !r.args.empty()) {
+    return InvalidArgument(where + " is a dump with printf fields");
+  }
+  if (std::find(kDumpMemories.begin(), kDumpMemories.end(), r.memory) == kDumpMemories.end()) {
+    return InvalidArgument(where + " dumps unknown memory '" + r.memory + "'");
+  }
+  if (r.count < 1 || r.count > kMaxDumpCount) {
+    return InvalidArgument(where + " dumps " + std::to_string(r.count) + " elements (1.." +
+                           std::to_string(kMaxDumpCount) + ")");
+  }
+  if (r.shape.size() > static_cast<size_t>(kMaxRank)) {
+    return InvalidArgument(where + " has a shape of rank " + std::to_string(r.shape.size()));
+  }
+  for (int64_t d : r.shape) {
+    if (d < 1 || d > kMaxDumpCount) return InvalidArgument(where + " has a shape dim out of range");
   }
   return Status::Ok();
 }
@@ -120,6 +171,11 @@ std::optional<ParamRole> ParseParamRole(std::string_view name) {
   return ParseByName<ParamRole>(kRoleNames, name);
 }
 
+std::string_view PrintKindName(PrintKind k) { return kPrintKindNames[static_cast<size_t>(k)]; }
+std::optional<PrintKind> ParsePrintKind(std::string_view name) {
+  return ParseByName<PrintKind>(kPrintKindNames, name);
+}
+
 std::string_view CoreMixName(CoreMix m) { return kCoreMixNames[static_cast<size_t>(m)]; }
 std::optional<CoreMix> ParseCoreMix(std::string_view name) {
   return ParseByName<CoreMix>(kCoreMixNames, name);
@@ -168,6 +224,10 @@ Status ValidateKernelMetadata(const KernelMetadata& m) {
   TILEJIT_RETURN_IF_ERROR(
       CheckIndexList("workspace_idx", m.workspace_idx, m.params, ParamRole::kWorkspace));
   TILEJIT_RETURN_IF_ERROR(CheckCores(m));
+  if (m.prints.size() > kMaxPrints) {
+    return InvalidArgument("more than " + std::to_string(kMaxPrints) + " print records");
+  }
+  for (size_t i = 0; i < m.prints.size(); ++i) TILEJIT_RETURN_IF_ERROR(CheckPrint(m.prints[i], i));
   return CheckOnChip(m.on_chip);
 }
 

@@ -27,7 +27,7 @@ namespace tilejit::target {
 
 // Version of the whole kernel binary format (ELF layout, metadata schema, line table
 // encoding). Any change to any of them bumps it; readers accept only their own version.
-inline constexpr uint32_t kKernelBinaryFormatVersion = 1;
+inline constexpr uint32_t kKernelBinaryFormatVersion = 2;
 
 // How the runner treats a parameter (TileLang's allocation convention, DESIGN.md section 5):
 // inputs are passed by the caller; outputs and workspaces are allocated by the runner.
@@ -67,6 +67,30 @@ struct OnChipUsage {
   bool operator==(const OnChipUsage&) const = default;
 };
 
+// What a device-side print instruction prints (T.printf, T.dump_tensor; docs/isa.md, "Device
+// printing"): `dbg_print msg=i` and `dbg_dump msg=i` name record i.
+enum class PrintKind : uint8_t { kPrintf, kDump };
+std::string_view PrintKindName(PrintKind k);  // "printf", "dump"
+std::optional<PrintKind> ParsePrintKind(std::string_view name);
+
+struct PrintRecord {
+  PrintKind kind = PrintKind::kPrintf;
+  // kPrintf: the author's format string (printable ASCII, newline and tab) and the type of each
+  // argument its dbg_arg instructions pass (an integer type, or float32 as fp32 bits).
+  std::string format;
+  std::vector<ElementType> args;
+  // kDump: `count` elements of `dtype` in memory `memory` ("gm", "l1", "l0a", "l0b", "l0c",
+  // "ub") from the instruction's address, the author's `desc` number, and the shape to lay the
+  // elements out in (empty: one row).
+  std::string memory;
+  ElementType dtype = ElementType::kFloat32;
+  int64_t count = 0;
+  int64_t desc = 0;
+  std::vector<int64_t> shape;
+
+  bool operator==(const PrintRecord&) const = default;
+};
+
 struct KernelMetadata {
   uint32_t format_version = kKernelBinaryFormatVersion;
   std::string kernel_name;           // the prim_func's name hint; non-empty
@@ -85,6 +109,7 @@ struct KernelMetadata {
   // 1:1 or 1:2 for kMixed, threads=1 or 2 for kVectorOnly).
   int vector_cores_per_block = 2;
   OnChipUsage on_chip;
+  std::vector<PrintRecord> prints;  // indexed by the `msg` field of dbg_print / dbg_dump
 
   bool operator==(const KernelMetadata&) const = default;
 };
@@ -94,6 +119,9 @@ inline constexpr int kMaxRank = 16;
 inline constexpr size_t kMaxParams = 4096;
 inline constexpr size_t kMaxStringBytes = 4096;
 inline constexpr int64_t kMaxBlockCount = int64_t{1} << 31;
+inline constexpr size_t kMaxPrints = 4096;         // print records (the msg field is 16 bits)
+inline constexpr size_t kMaxPrintArgs = 32;        // arguments of one printf
+inline constexpr int64_t kMaxDumpCount = 1 << 20;  // elements of one dump
 
 // Number of bytes of a parameter tensor, or kInvalidArgument if a dim is negative or the
 // size overflows int64.

@@ -31,6 +31,21 @@ Json ParamToJson(const KernelParam& p) {
   return j;
 }
 
+Json PrintToJson(const PrintRecord& r) {
+  Json j = Json::object();
+  j["kind"] = std::string(PrintKindName(r.kind));
+  j["format"] = r.format;
+  Json args = Json::array();
+  for (ElementType t : r.args) args.push_back(std::string(ElementTypeName(t)));
+  j["args"] = std::move(args);
+  j["memory"] = r.memory;
+  j["dtype"] = std::string(ElementTypeName(r.dtype));
+  j["count"] = r.count;
+  j["desc"] = r.desc;
+  j["shape"] = r.shape;
+  return j;
+}
+
 Json ToJson(const KernelMetadata& m) {
   Json j = Json::object();
   j["format_version"] = m.format_version;
@@ -51,6 +66,9 @@ Json ToJson(const KernelMetadata& m) {
                         {"l0b", m.on_chip.l0b},
                         {"l0c", m.on_chip.l0c},
                         {"ub", m.on_chip.ub}};
+  Json prints = Json::array();
+  for (const auto& r : m.prints) prints.push_back(PrintToJson(r));
+  j["prints"] = std::move(prints);
   return j;
 }
 
@@ -200,6 +218,33 @@ Status ParamFromJson(const Json& j, size_t index, KernelParam* p) {
   return r.Finish();
 }
 
+Status PrintFromJson(const Json& j, size_t index, PrintRecord* p) {
+  const std::string where = "print record " + std::to_string(index);
+  if (!j.is_object()) return Corruption(where + " is not an object");
+  ObjectReader r(j, where);
+  TILEJIT_RETURN_IF_ERROR(Enum(r, "kind", &ParsePrintKind, &p->kind));
+  TILEJIT_RETURN_IF_ERROR(r.Str("format", &p->format));
+  const Json* args = nullptr;
+  TILEJIT_RETURN_IF_ERROR(r.Array("args", &args));
+  if (args->size() > kMaxPrintArgs) return Corruption(where + " has too many args");
+  for (const Json& a : *args) {
+    std::optional<ElementType> t =
+        a.is_string() ? ParseElementType(a.get<std::string>()) : std::nullopt;
+    if (!t) return Corruption(where + " has an argument type that is not a dtype name");
+    p->args.push_back(*t);
+  }
+  TILEJIT_RETURN_IF_ERROR(r.Str("memory", &p->memory));
+  TILEJIT_RETURN_IF_ERROR(Enum(r, "dtype", &ParseElementType, &p->dtype));
+  TILEJIT_RETURN_IF_ERROR(r.Int("count", 0, kMaxDumpCount, &p->count));
+  TILEJIT_RETURN_IF_ERROR(r.Int("desc", std::numeric_limits<int64_t>::min(),
+                                std::numeric_limits<int64_t>::max(), &p->desc));
+  const Json* shape = nullptr;
+  TILEJIT_RETURN_IF_ERROR(r.Array("shape", &shape));
+  if (shape->size() > static_cast<size_t>(kMaxRank)) return Corruption(where + " shape too long");
+  TILEJIT_RETURN_IF_ERROR(IntArray(*shape, where + " shape", 0, kMaxDumpCount, &p->shape));
+  return r.Finish();
+}
+
 Status IndexList(ObjectReader& r, const char* key, std::vector<int>* out) {
   const Json* arr = nullptr;
   TILEJIT_RETURN_IF_ERROR(r.Array(key, &arr));
@@ -256,6 +301,13 @@ Status FromJson(const Json& j, KernelMetadata* m) {
                                 std::numeric_limits<int>::max(), &v));
   m->vector_cores_per_block = static_cast<int>(v);
   TILEJIT_RETURN_IF_ERROR(OnChipFromJson(r, &m->on_chip));
+  const Json* prints = nullptr;
+  TILEJIT_RETURN_IF_ERROR(r.Array("prints", &prints));
+  if (prints->size() > kMaxPrints) return Corruption("metadata has too many print records");
+  m->prints.resize(prints->size());
+  for (size_t i = 0; i < prints->size(); ++i) {
+    TILEJIT_RETURN_IF_ERROR(PrintFromJson((*prints)[i], i, &m->prints[i]));
+  }
   return r.Finish();
 }
 

@@ -263,6 +263,18 @@ TJ_API tj_status tj_report_get_trace(const tj_report* report, const char** json,
   });
 }
 
+TJ_API tj_status tj_report_get_device_output(const tj_report* report, const char** text,
+                                             size_t* size) {
+  return Boundary(__func__, [&]() -> Status {
+    if (report == nullptr) return NullArgument("report");
+    if (text == nullptr) return NullArgument("text");
+    if (size == nullptr) return NullArgument("size");
+    *text = report->report.device_output.c_str();
+    *size = report->report.device_output.size();
+    return Status::Ok();
+  });
+}
+
 TJ_API tj_status tj_report_free(tj_report* report) {
   return Boundary(__func__, [&]() -> Status {
     delete report;

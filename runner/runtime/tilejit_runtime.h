@@ -8,7 +8,8 @@
 //   tj_module_load     kernel binary bytes (the ELF of docs/binary_format.md) -> tj_module
 //   tj_module_get_*    the kernel's metadata: name, target, block count, parameters
 //   tj_launch          host buffers for its inputs and outputs -> a tj_report
-//   tj_report_get_*    cycles, waves, per-block and per-pipe busy time, findings, trace
+//   tj_report_get_*    cycles, waves, per-block and per-pipe busy time, findings, trace,
+//                      device output
 //
 // Errors. Every function that can fail returns a tj_status; TJ_OK is zero. On failure no
 // out-parameter is written and the calling thread's tj_last_error() holds a message naming
@@ -338,6 +339,13 @@ TJ_API tj_status tj_report_get_line(const tj_report* report, int64_t index, tj_l
 // a terminating NUL, owned by the report; "" when the launch was not traced.
 // Errors: INVALID_ARGUMENT (NULL pointer).
 TJ_API tj_status tj_report_get_trace(const tj_report* report, const char** json, size_t* size);
+
+// What T.printf / T.dump_tensor printed: *text points at *size bytes plus a terminating NUL,
+// owned by the report; "" when the kernel printed nothing. Lines come block after block, core
+// after core (aic, aiv0, aiv1), each core's in program order, each prefixed "[block B core] ".
+// Errors: INVALID_ARGUMENT (NULL pointer).
+TJ_API tj_status tj_report_get_device_output(const tj_report* report, const char** text,
+                                             size_t* size);
 
 // Releases a report. NULL is a no-op. Always TJ_OK.
 TJ_API tj_status tj_report_free(tj_report* report);

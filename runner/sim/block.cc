@@ -242,6 +242,7 @@ BlockResult BlockRunner::Run() {
     r.instructions += c.executed;
   }
   ReportOverlap();
+  CollectDeviceOutput();
   return std::move(result_);
 }
 

@@ -75,7 +75,13 @@ struct BlockResult {
   std::array<std::vector<uint64_t>, 2> pc_cycles;
   std::array<std::vector<uint64_t>, 2> pc_count;
   bool cancelled = false;  // stopped early by LaunchOptions::cancel; the rest is partial
+  // Device printing: this block's lines, core after core (aic, aiv0, aiv1), each core's in
+  // program order, each line prefixed "[block B core] ".
+  std::string device_output;
 };
+
+// Bytes of device output one block keeps; the rest is dropped with a note.
+inline constexpr size_t kMaxBlockDeviceOutput = size_t{1} << 20;
 
 // Runs block `block` to completion (or to its first fault). Never throws for kernel problems.
 BlockResult RunBlock(const LaunchContext& ctx, int64_t block);
@@ -132,6 +138,8 @@ struct CoreState {
   // AIC only: mode-2 sets of each AIV waiting for the sibling's set (pairing).
   std::array<std::array<std::deque<CrossEntry>, kCrossIds>, 2> xpair;
   std::array<std::unique_ptr<LocalMemory>, static_cast<int>(MemSpace::kCount)> mem;
+  std::vector<int64_t> print_args;  // dbg_arg values awaiting a dbg_print
+  std::string printed;              // this core's device output, each line prefixed
 };
 
 }  // namespace internal

@@ -161,7 +161,8 @@ void BlockRunner::ExecPipeInstr(CoreState& c, int pipe, const Queued& q, uint64_
   Trace(c, static_cast<Pipe>(pipe), t, complete, q.pc);
 }
 
-bool BlockRunner::CheckSpans(CoreState& c, const Queued& q, const std::vector<Span>& spans) {
+bool BlockRunner::CheckSpans(CoreState& c, const Queued& q, const std::vector<Span>& spans,
+                             bool observed) {
   const Pipe pipe = target::GetOpcodeInfo(q.in.op).unit == target::Unit::kScalar
                         ? Pipe::kS
                         : target::IssuePipe(q.in);
@@ -208,7 +209,7 @@ bool BlockRunner::CheckSpans(CoreState& c, const Queued& q, const std::vector<Sp
       return false;
     }
   }
-  if (checked_) {
+  if (checked_ && observed) {
     std::vector<Access> acc;
     acc.reserve(spans.size());
     for (const Span& s : spans) {
@@ -231,6 +232,10 @@ void BlockRunner::RecordGmTouch(int core, int pc, const Span& s) {
     }
   }
   touches.push_back({s.addr, s.addr + s.bytes, s.write, s.atomic, core, pc});
+}
+
+const uint8_t* BlockRunner::HostBytes(CoreState& c, MemSpace space, uint64_t addr, uint64_t bytes) {
+  return CoreMemView(*this, c).Ptr(space, addr, bytes);
 }
 
 void BlockRunner::ApplyNow(CoreState& c, const Queued& q, const std::vector<Span>& spans) {

@@ -34,6 +34,11 @@ class BlockRunner {
   void ScalarStep(CoreState& c);
   bool ExecScalarAlu(CoreState& c, const target::Instr& in);
   void ExecScalarMemory(CoreState& c, const target::Instr& in);
+  // Device printing (block_debug.cc).
+  bool ExecPrint(CoreState& c, const target::Instr& in);
+  void ExecDump(CoreState& c, const target::Instr& in);
+  void Print(CoreState& c, std::string_view text);
+  void CollectDeviceOutput();
   void Dispatch(CoreState& c, const target::Instr& in);
   void ReportDeadlock();
   void CheckBlockEnd();
@@ -48,9 +53,14 @@ class BlockRunner {
   void CrossSet(CoreState& c, const target::Instr& in, uint64_t fire, int pc);
   bool CrossReady(CoreState& c, int id, uint64_t* time);
   void CrossTake(CoreState& c, int id, target::Pipe waiter, uint64_t t, int pc);
-  bool CheckSpans(CoreState& c, const Queued& q, const std::vector<Span>& spans);
+  // Bounds (and in checked modes alignment); `observed` false keeps the access out of the race
+  // detector (a debugging dump: it changes nothing the kernel computes).
+  bool CheckSpans(CoreState& c, const Queued& q, const std::vector<Span>& spans,
+                  bool observed = true);
   void RecordGmTouch(int core, int pc, const Span& s);
   void ApplyNow(CoreState& c, const Queued& q, const std::vector<Span>& spans);
+  // Host pointer to `bytes` bytes at `addr` of `space` as core `c` sees them (validated range).
+  const uint8_t* HostBytes(CoreState& c, MemSpace space, uint64_t addr, uint64_t bytes);
   void ApplyPendingUpTo(uint64_t t);
   void Trace(const CoreState& c, target::Pipe pipe, uint64_t start, uint64_t end, int pc,
              int64_t flow = -1, bool flow_out = false);

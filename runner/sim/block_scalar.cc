@@ -165,6 +165,11 @@ bool BlockRunner::ExecScalarAlu(CoreState& c, const Instr& in) {
       }
       r = static_cast<int64_t>(ctx_.args[in.arg]);
       break;
+    case Opcode::kDbgArg:
+    case Opcode::kDbgPrint:
+      if (!ExecPrint(c, in)) return false;
+      write = false;
+      break;
     default:
       Fault(c, pc, Pipe::kS, "not a scalar ALU instruction");
       return false;
@@ -176,6 +181,7 @@ bool BlockRunner::ExecScalarAlu(CoreState& c, const Instr& in) {
 }
 
 void BlockRunner::ExecScalarMemory(CoreState& c, const Instr& in) {
+  if (in.op == Opcode::kDbgDump) return ExecDump(c, in);
   const int pc = static_cast<int>(c.pc);
   auto addr = target::ResolveOperand(in, FieldId::addr, c.regs);
   if (!addr.ok()) {

@@ -73,6 +73,13 @@ int DefaultThreads() {
   return static_cast<int>(std::clamp(hw == 0 ? 1u : hw, 1u, 8u));
 }
 
+// Blocks in index order, each whole; past kMaxDeviceOutputBytes a note ends the output.
+void AppendDeviceOutput(const std::string& block, std::string* out) {
+  constexpr std::string_view kNote = "(device output truncated: later blocks not shown)\n";
+  if (block.empty() || out->ends_with(kNote)) return;
+  *out += out->size() + block.size() > kMaxDeviceOutputBytes ? std::string(kNote) : block;
+}
+
 }  // namespace
 
 SimDevice::SimDevice(const target::NpuTarget& target) : target_(target) {}
@@ -209,7 +216,10 @@ Result<LaunchReport> SimDevice::Launch(KernelId id, std::span<const uint64_t> ar
     report.trace_json = ChromeTraceJson(*image, results, target_.aic_clock_hz.value);
     report.line_cycles = LineCycleTable(*image, results);
   }
-  for (BlockResult& r : results) report.blocks.push_back(std::move(r.report));
+  for (BlockResult& r : results) {
+    report.blocks.push_back(std::move(r.report));
+    AppendDeviceOutput(r.device_output, &report.device_output);
+  }
   if (!report.findings.empty()) {
     report.status = Status(StatusCode::kInvalidArgument,
                            std::to_string(report.findings.size() + report.findings_suppressed) +

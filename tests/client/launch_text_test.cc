@@ -28,5 +28,14 @@ TEST(FormatLaunchResponse, SaysOkForACleanRun) {
   EXPECT_EQ(FormatLaunchResponse(r).rfind("status: OK\n", 0), 0u);
 }
 
+TEST(FormatLaunchResponse, DeviceOutputComesFirstAsTheDevicePrintedIt) {
+  v1::LaunchResponse r;
+  r.set_ok(true);
+  r.set_device_output("[block 0 aiv0] x=1\n[block 0 aiv1] x=2\n");
+  EXPECT_EQ(FormatLaunchResponse(r).rfind(
+                "device output:\n[block 0 aiv0] x=1\n[block 0 aiv1] x=2\nstatus: OK\n", 0),
+            0u);
+}
+
 }  // namespace
 }  // namespace tilejit::client

@@ -17,6 +17,7 @@ environment is read when the kernel object is made (its first compile in the pro
 attributes change one kernel.
 """
 import os
+import sys
 
 from . import _localcache, _runtime, _tensors, _wire
 from ._sourcemap import SourceMap
@@ -66,18 +67,26 @@ class KernelMetadata:
                 f"params={list(self.params)}, blocks={self.block_count}, {self.core_mix})")
 
 
+def _print_device_output(text):
+    """Device prints go where the user's own prints go, as TileLang-Ascend's do."""
+    if text:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
 class LaunchInfo:
     """What the last launch reported: mode, cycles (kernel_cycles), launch_overhead_cycles,
     waves, instructions, pipe_utilisation ({"aiv0.v": busy share of the block spans}),
-    findings ((kind, block, message) with the user's file:line:col), ok. device_output is
-    None: the simulated device has no device-side print."""
+    findings ((kind, block, message) with the user's file:line:col), ok, and device_output:
+    what T.printf / T.dump_tensor printed ("" if nothing), which the call also wrote to
+    sys.stdout."""
 
     def __init__(self, mode, ok, cycles, overhead, waves, instructions, findings, utilisation,
-                 report=None):
+                 report=None, device_output=""):
         self.mode, self.ok, self.cycles = mode, ok, cycles
         self.launch_overhead_cycles, self.waves, self.instructions = overhead, waves, instructions
         self.findings, self.pipe_utilisation, self.report = findings, utilisation, report
-        self.device_output = None
+        self.device_output = device_output
 
     @classmethod
     def from_report(cls, report, source_map):
@@ -88,7 +97,8 @@ class LaunchInfo:
         findings = tuple((f.kind, f.block, source_map.locate(f.message))
                          for f in report.findings)
         return cls(report.mode, report.ok, report.kernel_cycles, report.launch_overhead_cycles,
-                   report.waves, report.instructions, findings, utilisation, report)
+                   report.waves, report.instructions, findings, utilisation, report,
+                   report.device_output)
 
     def __repr__(self):
         return (f"LaunchInfo({self.mode}, ok={self.ok}, cycles={self.cycles}, "
@@ -186,6 +196,7 @@ class Kernel:
                 self._check(buffers)  # a clearer message naming the parameter, if it has one
             raise
         self._last = (report, None)
+        _print_device_output(report.device_output)
         if not report.ok:
             info = self.last_launch
             raise KernelFindingError(self._name, info.findings, info)
@@ -208,8 +219,9 @@ class Kernel:
             _tensors.from_wire(t, buffers[pos])
         findings = tuple((f.kind, f.block, f.message) for f in r.findings)
         info = LaunchInfo(mode, r.ok, r.kernel_cycles, r.launch_overhead_cycles, r.waves,
-                          r.instructions, findings, {})
+                          r.instructions, findings, {}, device_output=r.device_output)
         self._last = (None, info)
+        _print_device_output(r.device_output)
         if not r.ok:
             raise KernelFindingError(self._name, findings, info)
 

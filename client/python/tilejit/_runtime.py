@@ -159,6 +159,8 @@ _SIGNATURES = {  # name: (restype, argtypes)
     "tj_report_get_line": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int64, _P(_LineCycles)]),
     "tj_report_get_trace": (ctypes.c_int, [ctypes.c_void_p, _P(ctypes.c_void_p),
                                            _P(ctypes.c_size_t)]),
+    "tj_report_get_device_output": (ctypes.c_int, [ctypes.c_void_p, _P(ctypes.c_void_p),
+                                                   _P(ctypes.c_size_t)]),
     "tj_report_free": (ctypes.c_int, [ctypes.c_void_p]),
 }
 
@@ -633,6 +635,13 @@ class Report:
         """The Chrome trace JSON ("" unless launched with trace=True)."""
         return self._cached("trace", self._read_trace)
 
+    @property
+    def device_output(self):
+        """What T.printf / T.dump_tensor printed ("" if nothing): block after block, core
+        after core, each line prefixed "[block B core] "."""
+        return self._cached("device_output", lambda: self._read_text(
+            self._lib.dll.tj_report_get_device_output))
+
     def pipe_busy(self):
         """Busy cycles summed over blocks: {(core, pipe): cycles}."""
         total = {}
@@ -671,9 +680,11 @@ class Report:
         return tuple(out)
 
     def _read_trace(self):
-        json, size = ctypes.c_void_p(), ctypes.c_size_t()
-        self._lib.check(self._lib.dll.tj_report_get_trace(self._handle, ctypes.byref(json),
-                                                          ctypes.byref(size)))
+        return self._read_text(self._lib.dll.tj_report_get_trace)
+
+    def _read_text(self, getter):
+        text, size = ctypes.c_void_p(), ctypes.c_size_t()
+        self._lib.check(getter(self._handle, ctypes.byref(text), ctypes.byref(size)))
         if not size.value:
             return ""
-        return ctypes.string_at(json.value, size.value).decode(errors="replace")
+        return ctypes.string_at(text.value, size.value).decode(errors="replace")

@@ -77,6 +77,61 @@ TEST(CodegenProjection, MixedKernelGivesEachCoreOnlyItsWork) {
   EXPECT_EQ(ToInt32(run->outputs[0]), (std::vector<int32_t>{1, 1, 2, 2}));
 }
 
+// printf passes its runtime values with dbg_arg and names its record; dump_tensor waits for
+// every pipe (barrier all) and names its own; the records land in the metadata, numbered
+// across both core programs, and the text comes back with the launch.
+constexpr const char* kPrints = R"(param %p0: gm int32[4] output
+out_idx = [0]
+workspace_idx = []
+launch(1, threads=0) (%cid, %vid) {
+  scope cube {
+    printf(%cid) {format="aic %d\x0a"}
+  }
+  scope vector {
+    %p0[%vid] = %vid + 5
+    printf(%vid, 2.5) {format="v%d %.1f\x0a"}
+    dump_tensor(%p0) {count=2, desc=9, shape="1x2"}
+  }
+}
+)";
+
+TEST(CodegenDebug, PrintsNameMetadataRecordsAndComeBackWithTheLaunch) {
+  auto bin = CompileIr(kPrints);
+  ASSERT_TRUE(bin.ok()) << bin.status();
+  const auto& prints = bin->metadata.prints;
+  ASSERT_EQ(prints.size(), 3u);
+  EXPECT_EQ(prints[0].format, "aic %d\n");
+  EXPECT_EQ(prints[1].args, (std::vector<target::ElementType>{target::ElementType::kInt64,
+                                                              target::ElementType::kFloat32}));
+  EXPECT_EQ(prints[2].kind, target::PrintKind::kDump);
+  EXPECT_EQ(prints[2].memory, "gm");
+  EXPECT_EQ(prints[2].shape, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(CountOp(*bin, CoreType::kAic, Opcode::kDbgArg), 1);
+  EXPECT_EQ(CountOp(*bin, CoreType::kAiv, Opcode::kDbgArg), 2);
+  const std::vector<target::Instr> aiv = Program(*bin, CoreType::kAiv);
+  for (size_t i = 0; i < aiv.size(); ++i) {
+    if (aiv[i].op == Opcode::kDbgPrint) {
+      EXPECT_EQ(aiv[i].msg, 1);
+    }
+    if (aiv[i].op != Opcode::kDbgDump) continue;
+    EXPECT_EQ(aiv[i].msg, 2);
+    ASSERT_GT(i, 0u);
+    EXPECT_EQ(aiv[i - 1].op, Opcode::kBarrier);
+    EXPECT_EQ(aiv[i - 1].pipe, target::Pipe::kAll);
+  }
+  auto run = RunIr(kPrints, {});
+  ASSERT_TRUE(run.ok()) << run.status();
+  ExpectNoFindings(run->report);
+  // aiv0 dumps its own element (5); aiv1's (6) may or may not be written by then.
+  const std::string& out = run->report.device_output;
+  EXPECT_TRUE(
+      out.starts_with("[block 0 aic] aic 0\n[block 0 aiv0] v0 2.5\n"
+                      "[block 0 aiv0] dump desc=9 gm int32[2] at "))
+      << out;
+  EXPECT_NE(out.find(":\n[block 0 aiv0]   5 "), std::string::npos) << out;
+  EXPECT_NE(out.find("[block 0 aiv1] v1 2.5\n"), std::string::npos) << out;
+}
+
 TEST(CodegenProjection, CubeOnlyKernelHasNoVectorProgram) {
   auto bin = CompileIr(R"(param %p0: gm float32[4] input
 out_idx = []

@@ -266,6 +266,28 @@ TEST(Tracer, NodesCarryTheirUserLocations) {
   EXPECT_EQ(last->loc.column, 13u);
 }
 
+// T.printf splices string arguments into its format (escaping their %) and keeps the runtime
+// values; prints before and after the launch move into it, first and last.
+TEST(Tracer, PrintsSpliceStringsAndMoveIntoTheLaunch) {
+  std::string src = VecKernel(
+      "T.printf(\"%s cid=%d %5.2f\\n\", \"50%\", cid, 1.5)\n"
+      "T.dump_tensor(a[1, 0], 7, 8, (2, 4))");
+  src.replace(src.find("        with T.Kernel"), 0,
+              "        T.printf(\"first\\n\")\n        T.dump_tensor(A, 1, 4)\n");
+  src.replace(src.find("    return main"), 0, "        T.printf(\"last\\n\")\n");
+  std::string ir = Trace(src);
+  const size_t launch = ir.find("launch(");
+  const size_t first = ir.find("printf() {format=\"first\\x0a\"}");
+  const size_t dump_a = ir.find("dump_tensor(%p0) {count=4, desc=1, shape=\"\"}");
+  const size_t spliced = ir.find("printf(%cid, 1.5) {format=\"50%% cid=%d %5.2f\\x0a\"}");
+  const size_t dump = ir.find("dump_tensor(%ub_0[1:+1, 0:+1]) {count=8, desc=7, shape=\"2x4\"}");
+  const size_t last = ir.find("printf() {format=\"last\\x0a\"}");
+  ASSERT_NE(launch, std::string::npos) << ir;
+  EXPECT_TRUE(launch < first && first < dump_a && dump_a < spliced && spliced < dump &&
+              dump < last && last != std::string::npos)
+      << ir;
+}
+
 TEST(Tracer, ThreadsFormBindsOnlyTheBlockIndex) {
   std::string src = VecKernel("T.barrier_all()");
   std::string threads = src;

@@ -39,6 +39,17 @@ inline KernelBinary SampleBinary() {
   m.core_mix = CoreMix::kMixed;
   m.vector_cores_per_block = 2;
   m.on_chip = {65536, 32768, 32768, 65536, 98304};
+  PrintRecord printf;
+  printf.format = "cid %d\tx %f\n";
+  printf.args = {ElementType::kInt64, ElementType::kFloat32};
+  PrintRecord dump;
+  dump.kind = PrintKind::kDump;
+  dump.memory = "ub";
+  dump.dtype = ElementType::kFloat16;
+  dump.count = 64;
+  dump.desc = 111;
+  dump.shape = {8, 8};
+  m.prints = {printf, dump};
   b.aic.code = SampleCode(6, 0x10);  // five instructions, one of them two words long
   b.aic.line_table = {0, 0, 1, 1, kNoStmt};
   b.aiv.code = SampleCode(3, 0x80);

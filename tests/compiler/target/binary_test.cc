@@ -204,15 +204,18 @@ TEST(KernelBinaryReader, RejectsOtherMachineAndType) {
 TEST(KernelBinaryReader, RejectsOtherFormatVersion) {
   std::vector<uint8_t> bytes = Write(SampleBinary());
   Patch(bytes, 48, kKernelBinaryFormatVersion + 1, 4);
-  ExpectRejected(bytes, StatusCode::kInvalidArgument, "format version 2");
+  ExpectRejected(bytes, StatusCode::kInvalidArgument,
+                 "format version " + std::to_string(kKernelBinaryFormatVersion + 1));
 }
 
 TEST(KernelBinaryReader, RejectsMetadataVersionDifferentFromHeader) {
   auto sections = StandardSections(SampleBinary());
   std::string meta(sections[2].data.begin(), sections[2].data.end());
-  meta.replace(meta.find("\"format_version\":1"), 18, "\"format_version\":2");
+  const std::string ours = "\"format_version\":" + std::to_string(kKernelBinaryFormatVersion);
+  const std::string next = std::to_string(kKernelBinaryFormatVersion + 1);
+  meta.replace(meta.find(ours), ours.size(), "\"format_version\":" + next);
   sections[2].data = testing::Bytes(meta);
-  ExpectRejected(BuildRaw(sections), StatusCode::kInvalidArgument, "format version 2");
+  ExpectRejected(BuildRaw(sections), StatusCode::kInvalidArgument, "format version " + next);
 }
 
 TEST(KernelBinaryReader, RejectsProgramHeadersAndEntryPoint) {

@@ -119,12 +119,37 @@ TEST(KernelMetadata, RejectsBadLaunchShape) {
   ExpectInvalid([](auto& m) { m.on_chip.l0c = -1; }, "l0c is negative");
 }
 
+TEST(KernelMetadata, PrintRecordsAreChecked) {
+  ExpectInvalid([](auto& m) { m.prints[0].format = "bell \a"; }, "printable ASCII");
+  ExpectInvalid([](auto& m) { m.prints[0].args.resize(kMaxPrintArgs + 1); }, "arguments");
+  ExpectInvalid([](auto& m) { m.prints[0].count = 4; }, "printf with dump fields");
+  ExpectInvalid([](auto& m) { m.prints[1].memory = "bt"; }, "unknown memory 'bt'");
+  ExpectInvalid([](auto& m) { m.prints[1].count = 0; }, "dumps 0 elements");
+  ExpectInvalid([](auto& m) { m.prints[1].count = kMaxDumpCount + 1; }, "elements");
+  ExpectInvalid([](auto& m) { m.prints[1].shape = {8, 0}; }, "shape dim out of range");
+  ExpectInvalid([](auto& m) { m.prints[1].format = "x"; }, "dump with printf fields");
+  ExpectInvalid([](auto& m) { m.prints.resize(kMaxPrints + 1); }, "print records");
+}
+
+TEST(KernelMetadataParser, PrintRecordsRoundTripWithTheirEscapes) {
+  const std::string text = Canonical();
+  EXPECT_THAT(text, HasSubstr("\"format\":\"cid %d\\tx %f\\n\""));
+  EXPECT_THAT(text, HasSubstr("\"kind\":\"dump\""));
+  ExpectParseError(ReplaceOnce(text, "\"kind\":\"dump\"", "\"kind\":\"dumps\""),
+                   StatusCode::kCorruption, "unknown value 'dumps'");
+  ExpectParseError(ReplaceOnce(text, "\"args\":[\"int64\"", "\"args\":[7"), StatusCode::kCorruption,
+                   "not a dtype name");
+}
+
 TEST(KernelMetadata, RejectsOtherFormatVersionAsInvalidArgument) {
   KernelMetadata m = SampleMetadata();
-  m.format_version = 2;
+  const std::string ours = std::to_string(kKernelBinaryFormatVersion);
+  const std::string next = std::to_string(kKernelBinaryFormatVersion + 1);
+  m.format_version = kKernelBinaryFormatVersion + 1;
   EXPECT_EQ(ValidateKernelMetadata(m).code(), StatusCode::kInvalidArgument);
-  ExpectParseError(ReplaceOnce(Canonical(), "\"format_version\":1", "\"format_version\":2"),
-                   StatusCode::kInvalidArgument, "unsupported kernel binary format version 2");
+  ExpectParseError(
+      ReplaceOnce(Canonical(), "\"format_version\":" + ours, "\"format_version\":" + next),
+      StatusCode::kInvalidArgument, "unsupported kernel binary format version " + next);
 }
 
 TEST(KernelMetadataParser, RejectsMalformedJson) {
