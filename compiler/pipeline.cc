@@ -42,7 +42,7 @@ constexpr PassInfo kPasses[] = {
     {"vid_reduction", 2, Always, passes::VidReduction,
      "threads=2: vector row tiles split between the two AIVs by data flow; (cid, vid) form "
      "not reading vid: one AIV"},
-    {"lower_parallel", 3, Always, passes::LowerParallel,
+    {"lower_parallel", 4, Always, passes::LowerParallel,
      "T.Parallel element-wise loops -> tile vector ops on whole regions"},
     {"expand_composites", 3, Always, passes::ExpandComposites,
      "gemm_v0 -> L1->L0 loads into double-buffered L0 tiles + mma over K slices; UB scratch "

@@ -278,7 +278,48 @@ const ir::ForNode* InnerParallel(const ir::Stmt& body) {
   return f != nullptr && f->for_kind == ir::ForKind::kParallel ? f : nullptr;
 }
 
+// True if an index in `body` reads a buffer at an index that uses `var`: a gathered row
+// (`a[idx[i], j]`), which no vector region can describe.
+bool GathersBy(const ir::Stmt& body, const ir::VarNode* var) {
+  struct Finder : ir::Visitor {
+    const ir::VarNode* var;
+    bool found = false;
+    void Check(const std::vector<ir::Expr>& indices) {
+      for (const ir::Expr& i : indices) {
+        found |= ir::HasLoad(i) && ir::UsesVar(i, [&](const ir::VarNode* v) { return v == var; });
+      }
+    }
+    void VisitLoad(const ir::LoadNode& op) override {
+      Check(op.indices);
+      ir::Visitor::VisitLoad(op);
+    }
+    void VisitStore(const ir::StoreNode& op) override {
+      Check(op.indices);
+      ir::Visitor::VisitStore(op);
+    }
+  } finder;
+  finder.var = var;
+  finder.Visit(body);
+  return finder.found;
+}
+
 ir::Stmt ParallelRewriter::LowerNest(const ir::Stmt& s, const ir::ForNode& outer) {
+  const ir::ForNode* rows = InnerParallel(outer.body);
+  if (rows != nullptr && GathersBy(rows->body, outer.var.get())) {
+    // Rows picked through an index buffer: the row loop runs serially, each row a vector op
+    // on the row the index names (a runtime region start). In Expert mode a row's ops must
+    // finish before the next row's reuse their temporaries, as between the ops of one nest.
+    ctx_.Count("gathered_row_loops");
+    ir::Stmt row = Mutate(outer.body);
+    if (!ctx_.configs.auto_sync) {
+      row = ir::Seq({row, std::make_shared<ir::BarrierNode>(ir::Pipe::kV, outer.loc,
+                                                            ir::SyncOrigin::kCompiler)},
+                    outer.loc);
+      ctx_.Count("barriers");
+    }
+    return std::make_shared<ir::ForNode>(outer.var, outer.min, outer.extent, ir::ForKind::kSerial,
+                                         0, row, outer.loc);
+  }
   Nest nest;
   if (!AddLoop(outer, &nest)) return s;
   ir::Stmt body = outer.body;

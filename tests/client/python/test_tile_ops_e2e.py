@@ -299,6 +299,21 @@ def test_parallel_branch_per_element_runs_serially(tilejitd):
     np.testing.assert_array_equal(tile_ops.relu_by_branches(40)(a), np.maximum(a, 0))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(16, 64), (14, 40)])  # 40: rows of a partial 32-byte block
+def test_parallel_rows_gathered_through_an_index_buffer(tilejitd, dtype, shape):
+    """c[i, j] = a[idx[i], j] * b[i, j] (upstream's parallel discrete tests; their torch
+    reference gathers along dim 0 within each vector core's rows)."""
+    M, N = shape
+    a, b = (_input(shape, dtype, False, 26 + i) for i in range(2))
+    rng = np.random.default_rng(28)
+    idx = np.concatenate([rng.permutation(M // 2) for _ in range(2)]).astype(np.int32)
+    rows = idx + np.repeat([0, M // 2], M // 2)
+    want = a[rows].astype(np.float32) * b.astype(np.float32)
+    got = tile_ops.gather_rows(M, N, dtype)(a, b, idx)
+    np.testing.assert_allclose(np.asarray(got, np.float32), want, **TOL[dtype])
+
+
 GATHER_PATTERNS = {"P0101": (2, 0), "P1010": (2, 1), "P0001": (4, 0), "P0010": (4, 1),
                    "P0100": (4, 2), "P1000": (4, 3), "P1111": (1, 0)}
 

@@ -151,6 +151,45 @@ TEST(LowerParallel, ABranchPerElementFallsBackToSerialLoops) {
   EXPECT_EQ(r.ctx.stats["nests_serialised"], 1);
 }
 
+// upstream's parallel::test_tilelang_ascend_language_parallel_discrete (c[i, j] = a[idx[i], j]
+// * b[i, j], its torch reference a gather along dim 0): the rows come through an index
+// buffer, so the row loop runs serially and each row is one vector op from a runtime row.
+TEST(LowerParallel, RowsGatheredThroughAnIndexBufferBecomeASerialRowLoop) {
+  PassRunner r;
+  r.ctx.configs.auto_sync = true;
+  const std::string allocs =
+      "  alloc %ub_2: ub int32[64]\n"
+      "  alloc %ub_3: ub float32[64, 64]\n";
+  std::string out = r.Run(
+      LowerParallel,
+      ParallelKernel(Nest2("      %ub_3[%v0, %v1] = %ub_0[%ub_2[%v0], %v1] * %ub_3[%v0, %v1]\n"),
+                     allocs));
+  EXPECT_EQ(out,
+            ParallelKernel("  for %v0 in serial(0, 64) {\n"
+                           "    mul(%ub_3[%v0:+1, :], %ub_0[%ub_2[%v0]:+1, :], %ub_3[%v0:+1, :])\n"
+                           "  }\n",
+                           allocs));
+  ExpectShapeRulesHold(out);
+  EXPECT_EQ(r.ctx.stats["gathered_row_loops"], 1);
+}
+
+// The row's temporary (one row, reused by every row) is why the barrier is needed: the next
+// row's add must not overwrite it before this row's copy has read it.
+TEST(LowerParallel, InExpertModeEachGatheredRowEndsWithAVectorBarrier) {
+  PassRunner r;
+  const std::string allocs = "  alloc %ub_2: ub int32[64]\n";
+  std::string out = r.Run(
+      LowerParallel,
+      ParallelKernel(Nest2("      %ub_0[%v0, %v1] = %ub_0[%ub_2[%v0], %v1] + 1.0\n"), allocs));
+  EXPECT_EQ(out, ParallelKernel("  for %v0 in serial(0, 64) {\n"
+                                "    add(%ub_3, %ub_0[%ub_2[%v0]:+1, :], 1.0)\n"
+                                "    barrier(v) {compiler}\n"
+                                "    copy(%ub_0[%v0:+1, :], %ub_3)\n"
+                                "    barrier(v) {compiler}\n"
+                                "  }\n",
+                                "  alloc %ub_2: ub int32[64]\n  alloc %ub_3: ub float32[64]\n"));
+}
+
 TEST(LowerParallel, AutoSyncLeavesTheBarriersToSyncInsert) {
   PassRunner r;
   r.ctx.configs.auto_sync = true;

@@ -469,3 +469,30 @@ def deq_cast(M, N, first, second):
                     T.copy(c, C)
 
     return main
+
+
+@tilelang.jit(out_idx=[-1])
+def gather_rows(M, N, dtype):
+    """C[i, j] = A[idx[i], j] * B[i, j] in a T.Parallel nest, each vector core taking half the
+    rows with its own row indices (local to its half)."""
+    sub = M // 2
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype),
+             IDX: T.Tensor((M,), "int32"), C: T.Tensor((M, N), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((sub, N), dtype)
+            b = T.alloc_ub((sub, N), dtype)
+            idx = T.alloc_ub((sub,), "int32")
+            c = T.alloc_ub((sub, N), dtype)
+            with T.Scope("V"):
+                T.copy(A[vid * sub, 0], a)
+                T.copy(B[vid * sub, 0], b)
+                T.copy(IDX[vid * sub], idx)
+                T.barrier_all()
+                for i, j in T.Parallel(sub, N):
+                    c[i, j] = a[idx[i], j] * b[i, j]
+                T.barrier_all()
+                T.copy(c, C[vid * sub, 0])
+
+    return main
