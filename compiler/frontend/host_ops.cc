@@ -59,8 +59,8 @@ std::optional<ir::Expr> Evaluator::ToExpr(const Value& v, SourceLoc loc) {
       return v.expr;
     case ValueKind::kElement:
       return ir::Load(v.buffer, v.indices, loc.known() ? loc : v.loc);
-    case ValueKind::kBuffer:  // a T.alloc_var scalar read as a value (init=a, a + 1)
-      if (v.buffer->scope == ir::MemScope::kLocalVar) {
+    case ValueKind::kBuffer:  // a T.alloc_var scalar read as a value (init=a, T.max(a, b))
+      if (IsScalarVar(v)) {
         const SourceLoc at = loc.known() ? loc : v.loc;
         return ir::Load(v.buffer, {ir::IntImm(0, ir::DType::kInt32, at)}, at);
       }
@@ -72,6 +72,7 @@ std::optional<ir::Expr> Evaluator::ToExpr(const Value& v, SourceLoc loc) {
 }
 
 std::optional<Value> Evaluator::BinOp(BinOpKind op, const Value& a, const Value& b, SourceLoc loc) {
+  if (IsScalarVar(a) || IsScalarVar(b)) return BinOp(op, ReadScalarVar(a), ReadScalarVar(b), loc);
   if (a.IsRuntime() || b.IsRuntime()) {
     ir::BinaryOp irop;
     switch (op) {
@@ -286,6 +287,7 @@ std::optional<Value> Evaluator::BinOp(BinOpKind op, const Value& a, const Value&
 }
 
 std::optional<Value> Evaluator::UnaryOp(UnaryOpKind op, const Value& a, SourceLoc loc) {
+  if (IsScalarVar(a)) return UnaryOp(op, ReadScalarVar(a), loc);
   if (op == UnaryOpKind::kNot && !a.IsRuntime()) return Value::Bool(!Truthy(a));
   if (a.IsRuntime()) {
     auto x = ToExpr(a, loc);
@@ -332,6 +334,11 @@ std::optional<Value> Evaluator::UnaryOp(UnaryOpKind op, const Value& a, SourceLo
 
 std::optional<Value> Evaluator::CompareOp(CmpOpKind op, const Value& a, const Value& b,
                                           SourceLoc loc) {
+  const bool identity = op == CmpOpKind::kIs || op == CmpOpKind::kIsNot || op == CmpOpKind::kIn ||
+                        op == CmpOpKind::kNotIn;
+  if (!identity && (IsScalarVar(a) || IsScalarVar(b))) {
+    return CompareOp(op, ReadScalarVar(a), ReadScalarVar(b), loc);
+  }
   if (a.IsRuntime() || b.IsRuntime()) {
     ir::BinaryOp irop;
     switch (op) {

@@ -177,6 +177,7 @@ std::optional<Value> SubscriptBuffer(Evaluator& ev, const ir::Buffer& buffer, co
     if (p != nullptr && p->kind != ExprKind::kSlice) {
       auto v = ev.Eval(*p, scope);
       if (!v) return std::nullopt;
+      v = ReadScalarVar(*v);
       if (IsIntValue(*v)) {
         int64_t i = v->kind == ValueKind::kInt ? v->i : v->b;
         if (i < 0 || i >= dim) {
@@ -204,6 +205,8 @@ std::optional<Value> SubscriptBuffer(Evaluator& ev, const ir::Buffer& buffer, co
     if (!lo) return std::nullopt;
     if (p != nullptr && p->right) hi = ev.Eval(*p->right, scope);
     if (!hi) return std::nullopt;
+    lo = ReadScalarVar(*lo);
+    hi = ReadScalarVar(*hi);
     SourceLoc sloc = p ? p->loc : loc;
     for (const Value* b : {&*lo, &*hi}) {
       if (!IsIntValue(*b) && !b->IsRuntime()) {

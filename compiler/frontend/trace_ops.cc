@@ -486,30 +486,61 @@ bool Tracer::ApplyRealShape(const std::string& name, const Value& real, int64_t 
   return true;
 }
 
-// row_expand_*(dst [R, C], src0 [R, C], src1 [R]): the binary op with src1 broadcast per row;
-// any other src1 shape is refused rather than read another way.
+// row_expand_*(dst [R, C], src0 [R, C], src1 [R]): the binary op with src1 broadcast per row.
+// Without a tmp, upstream's AscendC lowering also takes src1 already broadcast, one 32-byte
+// block per row ([R, B], B = 32 / element bytes, brcb's output), reusing that block along the
+// row: dst[i, j] = src0[i, j] op src1[i, j % B]. That is C / B element-wise ops over column
+// slabs of width B (exact for any block, not only a uniform one). Other src1 shapes are
+// refused rather than read another way.
 bool Tracer::TraceRowExpand(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                             std::vector<ir::Stmt>* out) {
   auto dst = RegionOperand(*b[0], "destination", call.loc);
   auto src = dst ? RegionOperand(*b[1], "first source", call.loc) : std::nullopt;
   auto vec = src ? RegionOperand(*b[2], "second source", call.loc) : std::nullopt;
   if (!vec) return false;
-  if (dst->TrimmedShape() != src->TrimmedShape() || dst->TrimmedShape().size() != 2 ||
-      BinaryBroadcast(*dst, *vec) != Broadcast::kPerRow) {
+  const std::vector<int64_t> d = dst->TrimmedShape(), v = vec->TrimmedShape();
+  const int64_t bytes = ir::DTypeBytes(dst->buffer->dtype);
+  const int64_t block = bytes > 0 ? 32 / bytes : 0;
+  const bool same = d == src->TrimmedShape() && d.size() == 2;
+  const bool per_block = same && block > 0 && d[1] % block == 0 && d[1] > block &&
+                         v == std::vector<int64_t>{d[0], block};
+  if (!same || (!per_block && BinaryBroadcast(*dst, *vec) != Broadcast::kPerRow)) {
     diag().Error(call.loc) << row.name << " needs dst and src0 of one [R, C] shape and src1 of "
-                           << "[R] or [R, 1]; got " << ShapeText(dst->TrimmedShape()) << ", "
-                           << ShapeText(src->TrimmedShape()) << " and "
-                           << ShapeText(vec->TrimmedShape());
+                           << "[R], [R, 1] or [R, " << block
+                           << "] (one 32-byte block per row); got " << ShapeText(d) << ", "
+                           << ShapeText(src->TrimmedShape()) << " and " << ShapeText(v);
     return false;
   }
-  out->push_back(ir::MakeTileOp(*row.op, {*dst, *src, *vec}, {}, call.loc));
+  if (!per_block) {
+    out->push_back(ir::MakeTileOp(*row.op, {*dst, *src, *vec}, {}, call.loc));
+    return true;
+  }
+  for (int64_t col = 0; col < d[1]; col += block) {
+    // The slabs interleave row by row, and sync analysis compares byte spans, so it would see
+    // each slab's op overlap the last one: one user operation, so the barrier is part of it.
+    if (col != 0) out->push_back(std::make_shared<ir::BarrierNode>(ir::Pipe::kV, call.loc));
+    ir::Region dst_slab = *dst, src_slab = *src;
+    for (ir::Region* r : {&dst_slab, &src_slab}) {
+      ir::Range& cols = r->ranges.back();
+      const std::optional<int64_t> at = ir::AsConstInt(cols.min);
+      if (at.has_value()) {
+        cols.min = ir::IntImm(*at + col, cols.min->dtype, call.loc);
+      } else if (col != 0) {
+        cols.min = ir::Binary(ir::BinaryOp::kAdd, cols.min,
+                              ir::IntImm(col, cols.min->dtype, call.loc), call.loc);
+      }
+      cols.extent = block;
+    }
+    out->push_back(ir::MakeTileOp(*row.op, {dst_slab, src_slab, *vec}, {}, call.loc));
+  }
   return true;
 }
 
 // brcb(dst, src, repeat_times, dst_blk_stride, dst_repeat_stride): each repeat writes 8 source
 // elements, each over one 32-byte block of dst. With block stride 1 and repeat stride 8 (the
-// form upstream uses) that is the per-row broadcast of src [R] into dst [R, 32 / elem_bytes],
-// R = 8 * repeat_times; other strides interleave blocks, which no tile shape expresses.
+// form upstream uses) that is the per-row broadcast of src [R] (or [R, 1]) into dst
+// [R, 32 / elem_bytes], R = 8 * repeat_times; other strides interleave blocks, which no tile
+// shape expresses.
 bool Tracer::TraceBrcb(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                        std::vector<ir::Stmt>* out) {
   auto dst = RegionOperand(*b[0], "destination", call.loc);
@@ -517,17 +548,19 @@ bool Tracer::TraceBrcb(const BuiltinRow& row, const Expr& call, const BoundArgs&
   if (!src) return false;
   auto int_of = [&](const Value& v) { return v.kind == ValueKind::kInt ? v.i : -1; };
   const int64_t repeat = int_of(*b[2]), blk = int_of(*b[3]), rep = int_of(*b[4]);
-  const std::vector<int64_t> d = dst->TrimmedShape(), s = src->TrimmedShape();
+  const std::vector<int64_t> d = dst->TrimmedShape();
   const int64_t per_block =
       ir::DTypeBytes(dst->buffer->dtype) > 0 ? 32 / ir::DTypeBytes(dst->buffer->dtype) : 0;
-  const bool ok = blk == 1 && rep == 8 && repeat > 0 && s == std::vector<int64_t>{8 * repeat} &&
-                  d == std::vector<int64_t>{8 * repeat, per_block};
+  const bool ok = blk == 1 && rep == 8 && repeat > 0 &&
+                  d == std::vector<int64_t>{8 * repeat, per_block} &&
+                  BinaryBroadcast(*dst, *src) == Broadcast::kPerRow;
   if (!ok) {
-    diag().Error(call.loc) << row.name << " supports dst_blk_stride 1 and dst_repeat_stride 8 "
-                           << "with src [8 * repeat_times] and dst [8 * repeat_times, " << per_block
-                           << "] (one 32-byte block per element); got strides " << Repr(*b[3])
-                           << ", " << Repr(*b[4]) << ", repeat_times " << Repr(*b[2]) << ", src "
-                           << ShapeText(s) << " and dst " << ShapeText(d);
+    diag().Error(call.loc)
+        << row.name << " supports dst_blk_stride 1 and dst_repeat_stride 8 "
+        << "with src [8 * repeat_times] (or [8 * repeat_times, 1]) and dst [8 * repeat_times, "
+        << per_block << "] (one 32-byte block per element); got strides " << Repr(*b[3]) << ", "
+        << Repr(*b[4]) << ", repeat_times " << Repr(*b[2]) << ", src "
+        << ShapeText(src->TrimmedShape()) << " and dst " << ShapeText(d);
     return false;
   }
   out->push_back(ir::MakeTileOp(*row.op, {*dst, *src}, {{"axis", int64_t{1}}}, call.loc));

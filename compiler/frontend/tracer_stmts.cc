@@ -10,10 +10,7 @@ namespace {
 
 using Lets = std::vector<std::pair<ir::Var, ir::Expr>>;
 
-bool IsLocalVar(const Value* v) {
-  return v != nullptr && v->kind == ValueKind::kBuffer &&
-         v->buffer->scope == ir::MemScope::kLocalVar;
-}
+bool IsLocalVar(const Value* v) { return v != nullptr && IsScalarVar(*v); }
 
 }  // namespace
 
@@ -133,7 +130,7 @@ bool Tracer::TraceAugAssign(const Stmt& s, const ScopePtr& scope, std::vector<ir
   auto cur = Eval(target, scope);
   auto rhs = cur ? Eval(*s.value, scope) : std::nullopt;
   if (!rhs) return false;
-  if (cur->kind == ValueKind::kBuffer && cur->buffer->scope == ir::MemScope::kLocalVar) {
+  if (IsScalarVar(*cur)) {
     std::vector<ir::Expr> zero{ir::IntImm(0, ir::DType::kInt32, target.loc)};
     auto loaded = Value::OfElement(cur->buffer, zero, target.loc);
     auto v = BinOp(s.aug_op, loaded, *rhs, s.loc);

@@ -243,6 +243,15 @@ std::string Repr(const Value& v) {
   }
 }
 
+bool IsScalarVar(const Value& v) {
+  return v.kind == ValueKind::kBuffer && v.buffer->scope == ir::MemScope::kLocalVar;
+}
+
+Value ReadScalarVar(const Value& v) {
+  if (!IsScalarVar(v)) return v;
+  return Value::OfElement(v.buffer, {ir::IntImm(0, ir::DType::kInt32, v.loc)}, v.loc);
+}
+
 bool Equals(const Value& a, const Value& b) {
   if (a.is_numeric() && b.is_numeric()) {
     if (a.kind == ValueKind::kFloat || b.kind == ValueKind::kFloat) {

@@ -117,6 +117,11 @@ std::optional<ir::DType> DTypeOfValue(const Value& v, SourceLoc fallback, Diagno
 // Python ==, on constants (ints and floats compare numerically; 1 == True). Objects compare
 // by identity of their payload.
 bool Equals(const Value& a, const Value& b);
+// A T.alloc_var: a one-element buffer that stands for its value.
+bool IsScalarVar(const Value& v);
+// `v` as an operand (of an operator, an index, a slice bound): a T.alloc_var becomes a read of
+// its element, anything else is `v`.
+Value ReadScalarVar(const Value& v);
 // Python truthiness of a host value. REQUIRES: !v.IsRuntime().
 bool Truthy(const Value& v);
 // A stable text for digests: typed, so 64 and 64.0 and "64" differ.

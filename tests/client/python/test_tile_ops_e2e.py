@@ -198,11 +198,27 @@ def test_row_expand(tilejitd, name, dtype, shape):
     _check(tile_ops.row_expand(*shape, dtype, name)(a, s), want, dtype)
 
 
+@pytest.mark.parametrize("shape", [(16, 64), (6, 48)])  # (6, 48): 3 float16 blocks per row
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_brcb(tilejitd, dtype):
-    """brcb: element i fills row i, one 32-byte block (upstream's test_brcb_experiment)."""
+@pytest.mark.parametrize("name", ["mul", "sub", "div"])
+def test_row_expand_with_a_block_per_row(tilejitd, name, dtype, shape):
+    """row_expand_* with src1 one 32-byte block per row and no scratch: upstream's AscendC
+    lowering reuses row i's block along row i (repeat stride one block, block stride 0), so
+    dst[i, j] = a[i, j] op s[i, j % B]; the block is not uniform here, which pins that."""
+    per_block = 32 // np.dtype(dtype).itemsize
+    a = _input(shape, dtype, False, 16)
+    s = _input((shape[0], per_block), dtype, True, 17)
+    want = BINARY[name](a.astype(np.float32), np.tile(s.astype(np.float32), shape[1] // per_block))
+    _check(tile_ops.row_expand_block(*shape, dtype, name)(a, s), want, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("column", [False, True])
+def test_brcb(tilejitd, dtype, column):
+    """brcb: element i fills row i, one 32-byte block (upstream's test_brcb_experiment); the
+    source may be [R] or [R, 1] (upstream's xattention broadcasts an [R, 1] row maximum)."""
     a = np.arange(1, 65, dtype=dtype)
-    got = tile_ops.brcb(64, dtype)(a)
+    got = tile_ops.brcb(64, dtype, column)(a[:, None] if column else a)
     np.testing.assert_array_equal(got, np.repeat(a[:, None], 32 // a.itemsize, axis=1))
 
 

@@ -100,6 +100,26 @@ TEST(Tracer, AllocVarInitialisedFromAnotherVarLoadsIt) {
   EXPECT_NE(ir.find("%var_1[0] = %var_0[0]"), std::string::npos) << ir;
 }
 
+TEST(Tracer, AllocVarsAsOperandsAreReadsOfTheirElement) {
+  // upstream's xattention: `cur = slot0` copies one alloc_var into another, then
+  // `if cur < TOTAL:` compares it; arithmetic, negation, indices and slice bounds read it the
+  // same way.
+  std::string diags;
+  std::string ir = Trace(
+      VecKernel(
+          "cur = T.alloc_var(\"int32\", init=7)\nslot = T.alloc_var(\"int32\", init=3)\n"
+          "cur = slot\nif cur < 7:\n    cur = 1 + slot * 2\nif -cur >= slot:\n    T.barrier_all()\n"
+          "r[cur] = r[slot] + 1.0\nT.tile.add(r[slot:slot + 8], r[slot:slot + 8], 1.0)"),
+      &diags);
+  EXPECT_EQ(diags, "");
+  EXPECT_NE(ir.find("%var_0[0] = %var_1[0]\n"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("if %var_0[0] < 7 {"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("%var_0[0] = 1 + %var_1[0] * 2"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("if -%var_0[0] >= %var_1[0] {"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("%ub_1[%var_0[0]] = %ub_1[%var_1[0]] + 1.0"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("add(%ub_1[%var_1[0]:+8], %ub_1[%var_1[0]:+8], 1.0)"), std::string::npos) << ir;
+}
+
 TEST(Tracer, RowBroadcastAppliesEvenWhenRowsEqualColumns) {
   // a is [64, 64] and r is [64]: per row by the rule, although 64 == 64.
   EXPECT_NE(Trace(VecKernel("T.tile.sub(a, a, r)")), "");
@@ -440,15 +460,32 @@ TEST(Tracer, RowExpandAndBrcbSpellingsAreBroadcasts) {
     EXPECT_NE(Trace(VecKernel(spelling), &d), "") << d;
   }
   EXPECT_NE(TraceError(VecKernel("T.tile.row_expand_sub(a, a, a)"))
-                .find("needs dst and src0 of one [R, C] shape and src1 of [R] or [R, 1]; got "
-                      "[64, 64], [64, 64] and [64, 64]"),
+                .find("needs dst and src0 of one [R, C] shape and src1 of [R], [R, 1] or "
+                      "[R, 8] (one 32-byte block per row); got [64, 64], [64, 64] and [64, 64]"),
             std::string::npos);
+  {  // src1 one block per row (brcb's output): one op per column slab of the block's width
+    std::string d;
+    std::string ir = Trace(VecKernel("w = T.alloc_ub((64, 16), \"float\")\n"
+                                     "k = T.alloc_ub((64, 8), \"float\")\n"
+                                     "T.tile.row_expand_sub_experiment(w, w, k)"),
+                           &d);
+    ASSERT_NE(ir, "") << d;
+    EXPECT_NE(ir.find("sub(%ub_3[:, 0:+8], %ub_3[:, 0:+8], %ub_4)"), std::string::npos) << ir;
+    EXPECT_NE(ir.find("barrier(v)"), std::string::npos) << ir;
+    EXPECT_NE(ir.find("sub(%ub_3[:, 8:+8], %ub_3[:, 8:+8], %ub_4)"), std::string::npos) << ir;
+  }
   std::string d;
   std::string ir = Trace(VecKernel("v = T.alloc_ub((64, 8), \"float\")\n"
                                    "T.tile.brcb(v, r, 8, 1, 8)"),
                          &d);
   ASSERT_NE(ir, "") << d;
   EXPECT_NE(ir.find("broadcast(%ub_3, %ub_1) {axis=1}"), std::string::npos) << ir;
+  ir = Trace(VecKernel("v = T.alloc_ub((64, 8), \"float\")\n"
+                       "m = T.alloc_ub((64, 1), \"float\")\n"
+                       "T.tile.brcb(v, m, 8, 1, 8)"),
+             &d);
+  ASSERT_NE(ir, "") << d;  // a [R, 1] source, as upstream's xattention writes it
+  EXPECT_NE(ir.find("broadcast(%ub_3, %ub_4) {axis=1}"), std::string::npos) << ir;
   EXPECT_NE(TraceError(VecKernel("v = T.alloc_ub((64, 8), \"float\")\n"
                                  "T.tile.brcb(v, r, 8, 2, 16)"))
                 .find("T.tile.brcb supports dst_blk_stride 1 and dst_repeat_stride 8"),

@@ -177,14 +177,41 @@ def row_expand(M, N, dtype, name):
 
 
 @tilelang.jit(out_idx=[-1])
-def brcb(M, dtype):
-    """C[i, :] = A[i] over one 32-byte block per element (brcb, block stride 1, repeat 8)."""
+def row_expand_block(M, N, dtype, name):
+    """C[i, j] = A[i, j] op S[i, j % B]: S is one 32-byte block per row (B elements, brcb's
+    output), passed with no scratch as upstream's xattention passes it."""
+    op = ROW_EXPAND[name]
     per_block = 32 // (2 if dtype == "float16" else 4)
 
     @T.prim_func
-    def main(A: T.Tensor((M,), dtype), C: T.Tensor((M, per_block), dtype)):
+    def main(A: T.Tensor((M, N), dtype), S: T.Tensor((M, per_block), dtype),
+             C: T.Tensor((M, N), dtype)):
         with T.Kernel(1, is_npu=True) as (cid, vid):
-            a = T.alloc_ub((M,), dtype)
+            a = T.alloc_ub((M, N), dtype)
+            s = T.alloc_ub((M, per_block), dtype)
+            with T.Scope("V"):
+                if vid == 0:
+                    T.copy(A, a)
+                    T.copy(S, s)
+                    T.barrier_all()
+                    op(a, a, s)
+                    T.barrier_all()
+                    T.copy(a, C)
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def brcb(M, dtype, column=False):
+    """C[i, :] = A[i] over one 32-byte block per element (brcb, block stride 1, repeat 8);
+    with column, A is [M, 1] (xattention's m_i_next)."""
+    per_block = 32 // (2 if dtype == "float16" else 4)
+    a_shape = (M, 1) if column else (M,)
+
+    @T.prim_func
+    def main(A: T.Tensor(a_shape, dtype), C: T.Tensor((M, per_block), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub(a_shape, dtype)
             c = T.alloc_ub((M, per_block), dtype)
             with T.Scope("V"):
                 if vid == 0:
