@@ -102,11 +102,31 @@ class Placer : public ir::Mutator {
     return m == s ? s : Flatten(m);
   }
 
+  // A fill loop is one write of each workspace it fills: the flags go around the loop.
+  ir::Stmt MutateFor(const ir::Stmt& s, const ir::ForNode& op) override {
+    ir::Stmt loop = ir::Mutator::MutateFor(s, op);
+    auto unit = plan_.units.find(&op);
+    if (unit == plan_.units.end()) return loop;
+    loc_ = op.loc;
+    std::vector<ir::Stmt> out;
+    for (const ir::BufferNode* ws : unit->second) {
+      const xsync::HandOff& h = plan_.hand_offs.at(ws);
+      if (h.rewritten) out.push_back(Wait(h.write_pipe, *plan_.counters[h.counter].slot_free));
+    }
+    out.push_back(loop);
+    for (const ir::BufferNode* ws : unit->second) {
+      const xsync::HandOff& h = plan_.hand_offs.at(ws);
+      out.push_back(Set(h.write_pipe, *plan_.counters[h.counter].ready));
+    }
+    return ir::Seq(std::move(out), op.loc);
+  }
+
   ir::Stmt MutateTileOp(const ir::Stmt& s, const ir::TileOpNode& op) override {
     if (op.op != ir::TileOpCode::kCopy || op.args.size() != 2) return s;
     loc_ = op.loc;
     std::vector<ir::Stmt> out;
     if (const xsync::HandOff* h = Find(op, 0)) {  // a write: producer side
+      if (h->in_units) return s;                  // ordered around its fill loop
       const xsync::Counter& dp = plan_.counters[h->counter];
       if (h->rewritten) out.push_back(Wait(h->write_pipe, *dp.slot_free));
       out.push_back(s);

@@ -26,6 +26,9 @@ struct HandOff {
   // Ready sets per write: 1, or the read count of a workspace the kernel declared that is
   // written once and read that many times (a constant up to kMaxTokens; its own counter).
   int sets_per_write = 1;
+  // Written only by the loops of Plan::units (a declared workspace filled piece by piece and
+  // read whole): the flags go around those loops, not around each write.
+  bool in_units = false;
 };
 
 // One pair of counters: all hand-offs of one direction, or of one workspace family of it.
@@ -39,6 +42,9 @@ struct Counter {
 
 struct Plan {
   std::map<const ir::BufferNode*, HandOff> hand_offs;
+  // Fill loops (FindFillLoops) -> the in_units hand-offs each fills, in first-write order.
+  // One run of the loop is one write of each.
+  std::map<const ir::ForNode*, std::vector<const ir::BufferNode*>> units;
   std::vector<Counter> counters;  // cube->vector ones first, then vector->cube
 };
 
@@ -51,6 +57,27 @@ struct Plan {
 // consumer's reads (by loop and `if` structure) is a compiler bug upstream: InternalError
 // (TILEJIT_CHECK).
 Plan MakePlan(const ir::Kernel& kernel, PassContext& ctx);
+
+// The workspace (a compiler's or the kernel's own) a copy writes (i = 0) or reads (i = 1),
+// nullptr if it touches none there.
+const ir::BufferNode* WorkspaceArg(const ir::TileOpNode& op, size_t i);
+
+// A declared workspace written only on `side` (0 cube, 1 vector), `writes` copy statements
+// there, read `reads` times (executions) on the other side.
+struct FillCandidate {
+  const ir::BufferNode* ws = nullptr;
+  int side = 0;
+  int writes = 0;
+  int64_t reads = 0;
+};
+
+// Fill loops (cross_core_sync_fill.cc): for each candidate filled piece by piece inside loops
+// that touch workspaces only by writing declared ones, the loops one run of which is one
+// write: the outermost whose runs add up to its reads. Returns loop -> the workspaces it
+// fills (first-write order) and adds those workspaces to `filled`; the others are not fills.
+std::map<const ir::ForNode*, std::vector<const ir::BufferNode*>> FindFillLoops(
+    const ir::Kernel& kernel, const std::vector<FillCandidate>& candidates,
+    std::set<const ir::BufferNode*>* filled);
 
 // Largest number of slot-free tokens pre-armed per counter (a bound on how far a producer
 // may run ahead; the hardware counter holds 16).

@@ -32,12 +32,15 @@ const ir::Region* Arg(const ir::TileOpNode& op, size_t i) {
   return i < op.args.size() ? std::get_if<ir::Region>(&op.args[i]) : nullptr;
 }
 
-// The workspace (a compiler's or the kernel's own) a copy writes (i = 0) or reads (i = 1).
+}  // namespace
+
 const ir::BufferNode* WorkspaceArg(const ir::TileOpNode& op, size_t i) {
   if (op.op != ir::TileOpCode::kCopy || op.args.size() != 2) return nullptr;
   const ir::Region* r = Arg(op, i);
   return r != nullptr && analysis::IsWorkspace(*r->buffer) ? r->buffer.get() : nullptr;
 }
+
+namespace {
 
 bool MentionsAny(const ir::Expr& e, const std::set<const ir::VarNode*>& vars) {
   return ir::UsesVar(e, [&](const ir::VarNode* v) { return vars.contains(v); });
@@ -182,6 +185,10 @@ class WriteModel : public ir::Visitor {
   void VisitFor(const ir::ForNode& op) override {
     auto ext = ir::AsConstInt(op.extent);
     if (ext.has_value() && *ext <= 0) return;
+    if (auto unit = plan_.units.find(&op); unit != plan_.units.end()) {
+      for (const ir::BufferNode* ws : unit->second) Add(ws);  // one run: one write of each
+      return;
+    }
     const bool saved = guaranteed_;
     guaranteed_ = guaranteed_ && ext.has_value();
     const int times = ext.has_value() && *ext == 1 ? 1 : 2;
@@ -196,15 +203,17 @@ class WriteModel : public ir::Visitor {
     guaranteed_ = saved;
   }
   void VisitTileOp(const ir::TileOpNode& op) override {
-    const ir::BufferNode* ws = WorkspaceArg(op, 0);
-    if (ws == nullptr) return;
+    if (const ir::BufferNode* ws = WorkspaceArg(op, 0)) Add(ws);
+  }
+
+ private:
+  void Add(const ir::BufferNode* ws) {
     auto it = plan_.hand_offs.find(ws);
     if (it == plan_.hand_offs.end() || it->second.counter != counter_ || !it->second.rewritten)
       return;
     writes.push_back({ws, guaranteed_});
   }
 
- private:
   const Plan& plan_;
   int counter_;
   bool guaranteed_ = true;
@@ -221,8 +230,8 @@ constexpr size_t kMaxShape = size_t{1} << 16;
 // sequence matches), other loops and ifs that hold any by structure.
 class HandOffShape : public ir::Visitor {
  public:
-  HandOffShape(const Members& members, ir::CoreKind core, size_t arg)
-      : members_(members), core_(core), arg_(arg) {}
+  HandOffShape(const Plan& plan, const Members& members, ir::CoreKind core, size_t arg)
+      : plan_(plan), members_(members), core_(core), arg_(arg) {}
   std::string text;
 
  protected:
@@ -231,6 +240,12 @@ class HandOffShape : public ir::Visitor {
   }
   void VisitFor(const ir::ForNode& op) override {
     const std::optional<int64_t> trips = ir::AsConstInt(op.extent);
+    if (auto unit = plan_.units.find(&op); arg_ == 0 && unit != plan_.units.end()) {
+      if (trips.has_value() && *trips <= 0) return;
+      for (const ir::BufferNode* ws : unit->second)  // one run of a fill loop: one write
+        if (members_.contains(ws)) text += ws->name + ";";
+      return;
+    }
     const size_t mark = text.size();
     Visit(op.body);
     const std::string once = text.substr(mark);
@@ -269,6 +284,7 @@ class HandOffShape : public ir::Visitor {
     }
   }
 
+  const Plan& plan_;
   const Members& members_;
   ir::CoreKind core_;
   size_t arg_;  // 0: the workspace writes, 1: the reads
@@ -276,10 +292,11 @@ class HandOffShape : public ir::Visitor {
 
 // True if the producer of direction `dir` writes `members` in the order the consumer reads
 // them: then one counter pairs the n-th write of them with the n-th read.
-bool SameOrder(const ir::Kernel& kernel, Dir dir, const Members& members, std::string* why) {
+bool SameOrder(const ir::Kernel& kernel, const Plan& plan, Dir dir, const Members& members,
+               std::string* why) {
   const bool c2v = dir == kCubeToVector;
-  HandOffShape writes(members, c2v ? ir::CoreKind::kCube : ir::CoreKind::kVector, 0);
-  HandOffShape reads(members, c2v ? ir::CoreKind::kVector : ir::CoreKind::kCube, 1);
+  HandOffShape writes(plan, members, c2v ? ir::CoreKind::kCube : ir::CoreKind::kVector, 0);
+  HandOffShape reads(plan, members, c2v ? ir::CoreKind::kVector : ir::CoreKind::kCube, 1);
   writes.Visit(kernel.body);
   reads.Visit(kernel.body);
   *why = "writes: " + writes.text.substr(0, 400) + " reads: " + reads.text.substr(0, 400);
@@ -289,7 +306,7 @@ bool SameOrder(const ir::Kernel& kernel, Dir dir, const Members& members, std::s
 // First fit: each workspace joins the first group that stays in order with it. A single
 // workspace out of order is a compiler bug upstream (the two sides' loop or `if` structure
 // differs around it): fail here rather than emit a cross-core race.
-std::vector<Members> FirstFit(const ir::Kernel& kernel, Dir dir,
+std::vector<Members> FirstFit(const ir::Kernel& kernel, const Plan& plan, Dir dir,
                               const std::vector<const ir::BufferNode*>& ws) {
   std::vector<Members> groups;
   std::string why;
@@ -298,13 +315,13 @@ std::vector<Members> FirstFit(const ir::Kernel& kernel, Dir dir,
     for (Members& g : groups) {
       Members with = g;
       with.insert(w);
-      if (!SameOrder(kernel, dir, with, &why)) continue;
+      if (!SameOrder(kernel, plan, dir, with, &why)) continue;
       g = std::move(with);
       placed = true;
       break;
     }
     if (placed) continue;
-    TILEJIT_CHECK(SameOrder(kernel, dir, {w}, &why))
+    TILEJIT_CHECK(SameOrder(kernel, plan, dir, {w}, &why))
         << "cross_core_sync: the " << (dir == kCubeToVector ? "cube->vector" : "vector->cube")
         << " hand-off through '" << w->name
         << "' is written in another loop or `if` structure than it is read (" << why
@@ -318,7 +335,7 @@ std::vector<Members> FirstFit(const ir::Kernel& kernel, Dir dir,
 // order: by workspace family (multi_buffer keeps each family in order, and it counted on two
 // ids per family), or first fit, which needs no names (a kernel given as Tile IR text after
 // multi_buffer has lost them) and may merge families; the fewer groups win.
-std::vector<Members> SplitInOrder(const ir::Kernel& kernel, Dir dir,
+std::vector<Members> SplitInOrder(const ir::Kernel& kernel, const Plan& plan, Dir dir,
                                   const std::vector<const ir::BufferNode*>& ws) {
   std::vector<Members> families;
   std::map<std::string_view, size_t> index;
@@ -327,10 +344,10 @@ std::vector<Members> SplitInOrder(const ir::Kernel& kernel, Dir dir,
     if (fresh) families.emplace_back();
     families[it->second].insert(w);
   }
-  std::vector<Members> fit = FirstFit(kernel, dir, ws);
+  std::vector<Members> fit = FirstFit(kernel, plan, dir, ws);
   std::string why;
   for (const Members& f : families)
-    if (!SameOrder(kernel, dir, f, &why)) return fit;
+    if (!SameOrder(kernel, plan, dir, f, &why)) return fit;
   return fit.size() < families.size() ? fit : families;
 }
 
@@ -357,7 +374,8 @@ void MakeCounters(const ir::Kernel& kernel, const std::vector<const ir::BufferNo
     if (ws.empty()) continue;
     std::string why;
     std::vector<Members> groups{Members(ws.begin(), ws.end())};
-    if (!SameOrder(kernel, dir, groups[0], &why)) groups = SplitInOrder(kernel, dir, ws);
+    if (!SameOrder(kernel, *plan, dir, groups[0], &why))
+      groups = SplitInOrder(kernel, *plan, dir, ws);
     for (const Members& g : groups) {
       Counter c;
       c.dir = dir;
@@ -413,12 +431,29 @@ void AssignIds(const ir::Kernel& kernel, const std::set<int>& taken, Plan* plan,
   }
 }
 
+// Declared workspaces that are neither one-to-one nor one-to-many hand-offs become fills
+// when FindFillLoops finds the loops that fill them; the others stay the author's.
+void AddFills(const ir::Kernel& kernel, const std::vector<FillCandidate>& candidates,
+              const std::map<const ir::BufferNode*, HandOff>& pending, Plan* plan) {
+  std::set<const ir::BufferNode*> filled;
+  plan->units = FindFillLoops(kernel, candidates, &filled);
+  for (const FillCandidate& c : candidates) {
+    if (!filled.contains(c.ws)) continue;
+    HandOff h = pending.at(c.ws);
+    h.in_units = true;
+    h.rewritten = c.reads > 1;
+    plan->hand_offs[c.ws] = h;
+  }
+}
+
 }  // namespace
 
 Plan MakePlan(const ir::Kernel& kernel, PassContext& ctx) {
   Survey survey(ctx);
   survey.VisitKernel(kernel);
   Plan plan;
+  std::vector<FillCandidate> fills;
+  std::map<const ir::BufferNode*, HandOff> pending;
   for (const ir::BufferNode* ws : survey.order) {
     const Survey::Use& u = survey.uses.at(ws);
     for (int side = 0; side < 2; ++side) {
@@ -431,7 +466,12 @@ Plan MakePlan(const ir::Kernel& kernel, PassContext& ctx) {
         plan.hand_offs[ws] = h;
         continue;
       }
-      if (!analysis::IsCompilerWorkspace(*ws) && !IsOneToOne(u, side)) continue;
+      if (!analysis::IsCompilerWorkspace(*ws) && !IsOneToOne(u, side)) {
+        if (u.writes[1 - side] == 0 && u.reads[side] == 0)
+          fills.push_back({ws, side, u.writes[side], u.read_trips[1 - side]});
+        pending[ws] = h;
+        continue;
+      }
       TILEJIT_CHECK(u.writes[1 - side] == 0 && u.reads[side] == 0 &&
                     u.writes[side] == u.reads[1 - side])
           << "compiler workspace '" << ws->name << "' is not a one-to-one hand-off";
@@ -440,6 +480,7 @@ Plan MakePlan(const ir::Kernel& kernel, PassContext& ctx) {
     }
   }
   if (ctx.diag->has_errors()) return plan;  // a vid-dependent if makes the sides differ
+  AddFills(kernel, fills, pending, &plan);
   MakeCounters(kernel, survey.order, &plan);
   for (size_t i = 0; i < plan.counters.size(); ++i) {
     if (!plan.counters[i].slot_free.has_value()) continue;

@@ -7,9 +7,12 @@
 // workspace one to one; sharing a workspace between two copies would make their slots alias.
 // multi_buffer (which runs next) versions these workspaces per loop slot.
 //
-// Why the cube side copies the whole buffer: with threads=2 each AIV moves its own half of
-// the rows (vid_reduction rewrote the regions with vid), while the single AIC serves both;
-// the whole buffer is exactly the union of the halves and keeps the AIC program vid-free.
+// Why the cube side copies the union of the AIVs' regions: with threads=2 each AIV moves its
+// own half (vid_reduction rewrote the regions with vid), while the single AIC serves both and
+// must stay vid-free. A dim split as `X + vid * e` is [X, X + 2e); any other vid-dependent
+// dim is taken whole. Dims that do not depend on vid keep their range, so a buffer staged a
+// row per copy (the vid-reduced sparse flash attention) moves a row per copy, not the whole
+// buffer each time, and never reads workspace rows not yet written.
 #include <optional>
 #include <set>
 #include <string>
@@ -90,7 +93,8 @@ class Stager : public ir::Mutator {
     // The workspace holds the UB side's dtype: an L0C->UB conversion happens on the FIX pipe.
     const ir::DType dtype = from_cube ? dst.buffer->dtype : src.buffer->dtype;
     ir::Buffer ws = NewWorkspace(*cube_buf, dtype, op.loc);
-    ir::Region ws_whole = WsRegion(ws, ir::WholeBuffer(cube_buf).ranges, op.loc);
+    const ir::Region cube_side = CubeSide(cube_region);
+    ir::Region ws_cube = WsRegion(ws, cube_side.ranges, op.loc);
     ir::Region ws_part = WsRegion(ws, cube_region.ranges, op.loc);
     std::vector<ir::Attr> cube_attrs;
     if (const ir::AttrValue* relu = op.FindAttr("enable_relu")) {
@@ -98,16 +102,14 @@ class Stager : public ir::Mutator {
     }
     if (from_cube) {
       return ir::Seq(
-          {ir::MakeTileOp(ir::TileOpCode::kCopy, {ws_whole, ir::WholeBuffer(cube_buf, op.loc)},
-                          cube_attrs, op.loc),
+          {ir::MakeTileOp(ir::TileOpCode::kCopy, {ws_cube, cube_side}, cube_attrs, op.loc),
            ir::MakeTileOp(ir::TileOpCode::kCopy, {dst, ws_part}, {}, op.loc)},
           op.loc);
     }
     ir::Region vec_src = src;
     if (two_aivs_ && !MentionsVid(src) && !MentionsVid(dst)) SplitRows(&ws_part, &vec_src);
     return ir::Seq({ir::MakeTileOp(ir::TileOpCode::kCopy, {ws_part, vec_src}, {}, op.loc),
-                    ir::MakeTileOp(ir::TileOpCode::kCopy,
-                                   {ir::WholeBuffer(cube_buf, op.loc), ws_whole}, {}, op.loc)},
+                    ir::MakeTileOp(ir::TileOpCode::kCopy, {cube_side, ws_cube}, {}, op.loc)},
                    op.loc);
   }
 
@@ -119,6 +121,39 @@ class Stager : public ir::Mutator {
     for (const ir::Range& range : r.ranges)
       if (MentionsVid(range.min)) return true;
     return false;
+  }
+
+  // The cube buffer's region that the AIVs' copies cover together (see the top of the file).
+  ir::Region CubeSide(const ir::Region& r) const {
+    ir::Region out = r;
+    for (size_t d = 0; d < out.ranges.size(); ++d) {
+      ir::Range& range = out.ranges[d];
+      if (!MentionsVid(range.min)) continue;
+      std::optional<ir::Expr> rest = HalvesBase(range);
+      if (rest.has_value()) {
+        range = ir::Range{*rest, range.extent * 2};
+      } else {
+        range = ir::Range{ir::IntImm(0, ir::DType::kInt32, range.min->loc), r.buffer->shape[d]};
+      }
+    }
+    return out;
+  }
+
+  // X for a range `X + vid * e` (or `vid * e + X`, or `vid * e`) of extent e, X free of vid.
+  std::optional<ir::Expr> HalvesBase(const ir::Range& range) const {
+    auto is_step = [&](const ir::Expr& e) {
+      const auto* mul = ir::TryAs<ir::BinaryNode>(e);
+      if (mul == nullptr || mul->op != ir::BinaryOp::kMul) return false;
+      const auto* v = ir::TryAs<ir::VarRefNode>(mul->a);
+      const auto* c = ir::TryAs<ir::IntImmNode>(mul->b);
+      return v != nullptr && c != nullptr && v->var == vid_ && c->value == range.extent;
+    };
+    if (is_step(range.min)) return ir::IntImm(0, ir::DType::kInt32, range.min->loc);
+    const auto* add = ir::TryAs<ir::BinaryNode>(range.min);
+    if (add == nullptr || add->op != ir::BinaryOp::kAdd) return std::nullopt;
+    if (is_step(add->b) && !MentionsVid(add->a)) return add->a;
+    if (is_step(add->a) && !MentionsVid(add->b)) return add->b;
+    return std::nullopt;
   }
 
   // Both AIVs hold the same (replicated, unsplit) UB data: each writes its own half of the

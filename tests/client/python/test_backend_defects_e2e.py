@@ -148,3 +148,21 @@ def test_a_declared_workspace_written_once_and_read_in_pieces_is_synced(tilejitd
     want = (prod.astype(np.float32) + d.astype(np.float32)).astype(np.float16)
     np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-3,
                                atol=2e-3)
+
+
+@pytest.mark.parametrize("read_first", [False, True])
+@pytest.mark.parametrize("iters", [3, 8])
+def test_a_declared_workspace_filled_row_by_row_is_read_after_its_last_row(
+        tilejitd, monkeypatch, read_first, iters):
+    """The vector cores fill a declared workspace one row per copy and the cube reads it whole
+    once per iteration: the ready flag follows the row loop, so each read sees the whole
+    iteration's rows (upstream's sparse flash attentions read GM never written). Three
+    iterations are unrolled by multi_buffer (three row loops); eight stay a loop around the
+    row loop."""
+    monkeypatch.setenv("TILEJIT_CHECK", "1")
+    rng = np.random.default_rng(17)
+    x = rng.uniform(-1, 1, (iters, 32, 64)).astype(np.float16)
+    b = rng.uniform(-1, 1, (64, 64)).astype(np.float16)
+    got = backend_defects.rows_staged_through_a_workspace(read_first, iters=iters)(x, b)
+    want = x.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-2)

@@ -452,6 +452,53 @@ TEST(CrossCoreSync, DeclaredWorkspaceRewrittenOrReadTooOftenIsLeftToTheAuthor) {
   }
 }
 
+// A declared workspace the vector cores fill one row per copy in a loop and the cube reads
+// whole once per iteration (upstream's sparse flash attentions): the row loop is one write,
+// so the ready flag follows the loop and, the fill being repeated, the slot-free wait
+// precedes it.
+TEST(CrossCoreSync, DeclaredWorkspaceFilledByARowLoopIsOneWriteOfIt) {
+  auto kernel = [](std::string_view cube, std::string_view vector,
+                   std::string_view cube_prologue = "") {
+    return std::string(
+               "param %p0: gm float16[3, 32, 64] input\n"
+               "param %p1: gm float16[32, 64] workspace\n"
+               "out_idx = []\n"
+               "workspace_idx = [1]\n"
+               "launch(1, threads=0) (%cid, %vid) {\n"
+               "  alloc %l1_0: l1 float16[32, 64]\n"
+               "  alloc %ub_0: ub float16[64]\n"
+               "  scope cube {\n") +
+           std::string(cube_prologue) + "    for %v0 in serial(0, 3) {\n" + std::string(cube) +
+           "    }\n"
+           "  }\n"
+           "  scope vector {\n" +
+           std::string(vector) + "  }\n}\n";
+  };
+  PassRunner r;
+  EnableCvSync(r);
+  EXPECT_EQ(r.Run(CrossCoreSync, kernel("      copy(%l1_0, %p1)\n",
+                                        "    for %v1 in serial(0, 3) {\n"
+                                        "      for %v2 in serial(0, 16) {\n"
+                                        "        copy(%ub_0, %p0[%v1:+1, %vid * 16 + %v2:+1, :])\n"
+                                        "        copy(%p1[%vid * 16 + %v2:+1, :], %ub_0)\n"
+                                        "      }\n"
+                                        "    }\n")),
+            kernel("      wait_cross_flag(0, pipe=mte2) {compiler}\n"
+                   "      copy(%l1_0, %p1)\n"
+                   "      set_cross_flag(mte2, 1, mode=2) {compiler}\n",
+                   "    for %v1 in serial(0, 3) {\n"
+                   "      wait_cross_flag(1, pipe=mte3) {compiler}\n"
+                   "      for %v2 in serial(0, 16) {\n"
+                   "        copy(%ub_0, %p0[%v1:+1, %vid * 16 + %v2:+1, :])\n"
+                   "        copy(%p1[%vid * 16 + %v2:+1, :], %ub_0)\n"
+                   "      }\n"
+                   "      set_cross_flag(mte3, 0, mode=2) {compiler}\n"
+                   "    }\n"
+                   "    wait_cross_flag(1, pipe=mte3) {compiler}\n",
+                   "    set_cross_flag(mte2, 1, mode=2) {compiler}\n"));
+  EXPECT_EQ(r.ctx.stats["cross_flags"], 6);
+}
+
 TEST(CrossCoreSync, KernelWithoutCompilerWorkspacesIsUnchanged) {
   PassRunner r;
   EnableCvSync(r);

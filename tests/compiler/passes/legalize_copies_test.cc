@@ -113,7 +113,7 @@ TEST(LegalizeCopies, L0cToUbWithCvCombineBecomesARoundTripThroughACompilerWorksp
   EXPECT_EQ(r.ctx.stats["workspace_bytes"], 64 * 64 * 4);
 }
 
-TEST(LegalizeCopies, UbToL1WithCvCombineWritesTheRegionAndLoadsTheWholeL1) {
+TEST(LegalizeCopies, UbToL1WithCvCombineWritesTheRegionAndLoadsBothAivsRegions) {
   PassRunner r;
   r.ctx.configs.auto_cv_combine = true;
   EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  copy(%l1_0[%vid * 32:+32, :], %ub_0[0:+32, :])\n")),
@@ -121,6 +121,29 @@ TEST(LegalizeCopies, UbToL1WithCvCombineWritesTheRegionAndLoadsTheWholeL1) {
                          "  copy(%p2[%cid:+1, %vid * 32:+32, :], %ub_0[0:+32, :])\n"
                          "  copy(%l1_0, %p2[%cid:+1, :, :])\n"));
   EXPECT_EQ(r.ctx.stats["workspace_bytes"], 64 * 64 * 2);
+}
+
+// A row per copy, its columns split between the AIVs (upstream's vid-reduced sparse flash
+// attention gathers KV rows into L1 so): the cube moves that row, both halves, not the whole
+// L1 buffer with rows the vector cores have not written yet. A dim whose vid dependence is
+// not `X + vid * e` is taken whole.
+TEST(LegalizeCopies, UbToL1OfOneRowMovesThatRowOnTheCube) {
+  PassRunner r;
+  r.ctx.configs.auto_cv_combine = true;
+  EXPECT_EQ(r.Run(LegalizeCopies,
+                  Kernel("  for %v0 in serial(0, 64) {\n"
+                         "    copy(%l1_0[%v0:+1, 8 + %vid * 16:+16], %ub_0[0:+1, 0:+16])\n"
+                         "    copy(%l1_0[%v0:+1, %vid * 8:+16], %ub_0[0:+1, 0:+16])\n"
+                         "  }\n")),
+            StagedKernel("param %p2: gm float16[1, 64, 64] compiler_workspace\n"
+                         "param %p3: gm float16[1, 64, 64] compiler_workspace\n",
+                         "2, 3",
+                         "  for %v0 in serial(0, 64) {\n"
+                         "    copy(%p2[%cid:+1, %v0:+1, 8 + %vid * 16:+16], %ub_0[0:+1, 0:+16])\n"
+                         "    copy(%l1_0[%v0:+1, 8:+32], %p2[%cid:+1, %v0:+1, 8:+32])\n"
+                         "    copy(%p3[%cid:+1, %v0:+1, %vid * 8:+16], %ub_0[0:+1, 0:+16])\n"
+                         "    copy(%l1_0[%v0:+1, :], %p3[%cid:+1, %v0:+1, :])\n"
+                         "  }\n"));
 }
 
 TEST(LegalizeCopies, ReplicatedUbTileIsHalvedBetweenTheTwoAivsOnItsWayToL1) {

@@ -301,3 +301,36 @@ def gemm_written_once_read_in_quarters(M=64, N=128, K=128, bk=64, quarters=4):
                 T.copy(e, C[vid * M // 2, i * q])
 
     return main
+
+
+@tilelang.jit(out_idx=[2], workspace_idx=[3], pass_configs=_DEVELOPER)
+def rows_staged_through_a_workspace(read_first, M=32, K=64, N=64, iters=3):
+    """As upstream's sparse flash attentions: per iteration each vector core copies its half of
+    X's rows into the kernel's own workspace W one row at a time, and the cube reads all of W
+    for a gemm: M / 2 writes per vector core for one read. Upstream writes the cube's read
+    first in the loop body (read_first); the n-th read takes the n-th iteration's rows."""
+    half = M // 2
+
+    @T.prim_func
+    def main(X: T.Tensor((iters, M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((iters, M, N), "float"), W: T.Tensor((M, K), "float16")):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            w_l1 = T.alloc_L1((M, K), "float16")
+            b_l1 = T.alloc_L1((K, N), "float16")
+            acc = T.alloc_L0C((M, N), "float")
+            row = T.alloc_ub((K,), "float16")
+            T.copy(B, b_l1)
+            for it in T.serial(iters):
+                if read_first:
+                    T.copy(W, w_l1)
+                    T.gemm_v0(w_l1, b_l1, acc, init=True)
+                    T.copy(acc, C[it, :, :])
+                for r in range(half):
+                    T.copy(X[it, vid * half + r, :], row)
+                    T.copy(row, W[vid * half + r, :])
+                if not read_first:
+                    T.copy(W, w_l1)
+                    T.gemm_v0(w_l1, b_l1, acc, init=True)
+                    T.copy(acc, C[it, :, :])
+
+    return main
