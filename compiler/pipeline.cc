@@ -47,7 +47,7 @@ constexpr PassInfo kPasses[] = {
     {"expand_composites", 3, Always, passes::ExpandComposites,
      "gemm_v0 -> L1->L0 loads into double-buffered L0 tiles + mma over K slices; UB scratch "
      "for sort, topk and merge_sort"},
-    {"legalize_copies", 2, Always, passes::LegalizeCopies,
+    {"legalize_copies", 3, Always, passes::LegalizeCopies,
      "every copy is a data path of the target; L0C->UB and UB->L1 via GM workspaces"},
     {"multi_buffer", 2, Always, passes::MultiBuffer,
      "T.Pipelined and auto_multi_buffer: tiles and workspace slots refilled per iteration"},

@@ -26,7 +26,7 @@ Work DebugWork(const ir::TileOpNode& op) {
 Work TileOpWork(const ir::TileOpNode& op) {
   if (ir::TileOpFamilyOf(op.op) == ir::TileOpFamily::kDebug) return DebugWork(op);
   if (op.op == ir::TileOpCode::kGemmV0 || op.op == ir::TileOpCode::kMma) return Work::kCube;
-  if (op.op != ir::TileOpCode::kCopy) return Work::kVector;
+  if (op.op != ir::TileOpCode::kCopy && op.op != ir::TileOpCode::kFill) return Work::kVector;
   for (const ir::Operand& arg : op.args) {
     const auto* r = std::get_if<ir::Region>(&arg);
     if (r != nullptr && IsCubeScope(r->buffer->scope)) return Work::kCube;

@@ -2,7 +2,8 @@
 // Which core type a leaf statement belongs to: the one classification shared by assign_cores
 // (which scopes Expert kernels) and combine_cv (which projects one body onto both cores).
 //
-// A leaf is a tile op, a scalar store or a sync. The rule is by operand memories and pipes:
+// A leaf is a tile op, a scalar store or a sync. The rule is by operand memories and pipes (a
+// copy or fill touching a cube memory is cube work):
 // L1/L0A/L0B/L0C and the MTE1/M/FIX pipes exist only on the AIC, UB and the V pipe only on
 // the AIV; MTE2/MTE3/S and `barrier all` exist on both, so a sync naming only those is kShared.
 //

@@ -144,6 +144,9 @@ std::vector<Part> TileOpParts(const ir::TileOpNode& op, const target::NpuTarget&
     work.pipe = CopyPipe(ir::MemOf(src.buffer->scope), ir::MemOf(first->buffer->scope));
   } else if (op.op == ir::TileOpCode::kMma || op.op == ir::TileOpCode::kGemmV0) {
     work.pipe = ir::Pipe::kM;
+  } else if (op.op == ir::TileOpCode::kFill && first != nullptr &&
+             first->buffer->scope == ir::MemScope::kL1) {
+    work.pipe = ir::Pipe::kMte2;  // fill_l1
   }
   for (size_t i = 0; i < op.args.size(); ++i) {
     if (const auto* r = std::get_if<ir::Region>(&op.args[i])) {

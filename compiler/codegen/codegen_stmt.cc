@@ -316,6 +316,11 @@ class Walker {
       case ir::TileOpCode::kPrintf:
       case ir::TileOpCode::kDumpTensor:
         return EmitDebug(e_, op);
+      case ir::TileOpCode::kFill: {
+        const auto* dst = std::get_if<ir::Region>(&op.args[0]);
+        if (dst != nullptr && dst->buffer->scope == ir::MemScope::kL1) return EmitFillL1(e_, op);
+        return EmitVectorOp(e_, op);
+      }
       default:
         return EmitVectorOp(e_, op);
     }

@@ -189,4 +189,29 @@ Status EmitCopy(Emitter& e, const ir::TileOpNode& op) {
   return Dispatch(e, a, src_mem, dst_mem);
 }
 
+// fill_l1 per matrix of the region: whole 32-byte rows of each column block, so the region's
+// columns must be whole C0 blocks or end at the buffer's last column (its padding).
+Status EmitFillL1(Emitter& e, const ir::TileOpNode& op) {
+  TILEJIT_CHECK(op.op == ir::TileOpCode::kFill && op.args.size() == 2 &&
+                std::holds_alternative<ir::Region>(op.args[0]) &&
+                std::holds_alternative<ir::Expr>(op.args[1]))
+      << "EmitFillL1 needs fill(region, value)";
+  const ir::Region& dst = std::get<ir::Region>(op.args[0]);
+  const ir::Expr& value = std::get<ir::Expr>(op.args[1]);
+  TILEJIT_CHECK(dst.buffer->scope == ir::MemScope::kL1) << "EmitFillL1 on a non-L1 region";
+  TILEJIT_ASSIGN_OR_RETURN(RegionRef l1, e.RegionAddress(dst));
+  TILEJIT_RETURN_IF_ERROR(internal::CheckPaddingStaysInside(e, l1, 1, l1.layout.c0, op.loc));
+  target::Opnd scalar;
+  if (ir::IsFloat(dst.buffer->dtype)) {
+    TILEJIT_ASSIGN_OR_RETURN(scalar, e.FloatBits(value));
+  } else {
+    TILEJIT_ASSIGN_OR_RETURN(scalar, e.Int(value));
+  }
+  for (int64_t b = 0; b < l1.batch; ++b) {
+    internal::FillL1Rows(e, l1, e.Add(l1.address, target::OpImm(internal::BatchOffset(l1, b))),
+                         target::OpImm(l1.rows), scalar);
+  }
+  return Status::Ok();
+}
+
 }  // namespace tilejit::codegen

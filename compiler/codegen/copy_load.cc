@@ -128,7 +128,9 @@ Status EmitGmToL1(Emitter& e, const CopyArgs& a) {
     return Reject(e, a.op->loc, "a ", l1.rows, " x ", l1.cols, " copy into L1 exceeds the ",
                   kMaxMatrixDim, "-row/column limit of the ND -> NZ DMA");
   }
-  TILEJIT_RETURN_IF_ERROR(CheckL1Destination(e, l1, a.op->loc));
+  // The DMA writes whole 32-byte column blocks (the C0 padding of a partial last block) but
+  // only the region's rows: rows may start and end anywhere (splices), columns may not.
+  TILEJIT_RETURN_IF_ERROR(CheckPaddingStaysInside(e, l1, 1, l1.layout.c0, a.op->loc));
   bool pad_zero = true;
   TILEJIT_ASSIGN_OR_RETURN(Opnd pad, PadScalar(e, *a.op, l1.region->buffer->dtype, &pad_zero));
   const Clip c = ClipGm(e, g);
@@ -139,8 +141,6 @@ Status EmitGmToL1(Emitter& e, const CopyArgs& a) {
                   "the columns up to the next multiple of ",
                   l1.layout.c0, ")");
   }
-  // Rows the tail fill covers: the region, plus the buffer's padding rows when it ends there.
-  const int64_t fill_rows = target::RoundUp(l1.rows, 16);
   for (int64_t b = 0; b < g.batch; ++b) {
     const Opnd src = e.Add(g.address, OpImm(BatchOffset(g, b)));
     const Opnd dst = e.Add(l1.address, OpImm(BatchOffset(l1, b)));
@@ -149,18 +149,10 @@ Status EmitGmToL1(Emitter& e, const CopyArgs& a) {
       continue;
     }
     const size_t to_whole = EmitBranchIfNonZero(e, ClipIsFull(e, c, g));
-    FillL1Rows(e, l1, dst, OpImm(fill_rows), pad);
+    FillL1Rows(e, l1, dst, OpImm(l1.rows), pad);
     const size_t to_end_empty = EmitBranchIfZero(e, ClipIsEmpty(e, c));
     BarrierMte2(e);
     GmL1Nz(e, a, dst, src, c.rows, c.cols);
-    if (!pad_zero && c.rows_may_clip) {
-      // The conversion zero-filled rows [valid, roundup(valid, 16)); give them the pad value.
-      BarrierMte2(e);
-      const Opnd zero_rows = e.Sub(RoundUpPow2(e, c.rows, 16), c.rows);
-      const size_t skip = EmitBranchIfZero(e, zero_rows);
-      FillL1Rows(e, l1, e.Add(dst, e.Scaled(c.rows, target::kBlockBytes)), zero_rows, pad);
-      Land(e, skip);
-    }
     const size_t to_end = EmitJump(e);
     Land(e, to_whole);
     GmL1Nz(e, a, dst, src, OpImm(l1.rows), OpImm(l1.cols));

@@ -70,22 +70,6 @@ Opnd EqualTo(Emitter& e, Opnd a, int64_t b) {
   return OpReg(t);
 }
 
-Opnd RoundUpPow2(Emitter& e, Opnd a, int64_t m) {
-  if (a.is_static()) return OpImm(target::RoundUp(a.imm, m));
-  const uint8_t t = e.Temp();
-  Instr add{.op = Opcode::kAdd};
-  add.rd = t;
-  add.rs1 = a.reg;
-  add.src2 = OpImm(a.imm + m - 1);
-  e.Emit(add);
-  Instr mask{.op = Opcode::kAnd};
-  mask.rd = t;
-  mask.rs1 = t;
-  mask.src2 = OpImm(-m);
-  e.Emit(mask);
-  return OpReg(t);
-}
-
 void EmitBurstGroups(Emitter& e, Instr in, int64_t nburst) {
   const bool has_src = target::UsesField(in.op, target::FieldId::src);
   for (int64_t first = 0; first < nburst; first += kMaxBursts) {

@@ -51,8 +51,6 @@ void Land(Emitter& e, size_t branch);
 
 // A register holding (a == b ? 1 : 0).
 target::Opnd EqualTo(Emitter& e, target::Opnd a, int64_t b);
-// `a` rounded up to a multiple of `m` (a power of two), folding static values.
-target::Opnd RoundUpPow2(Emitter& e, target::Opnd a, int64_t m);
 
 // Emits `in` once per group of at most kMaxBursts bursts of a static burst count, advancing
 // src/dst by the strides. Fields other than the burst ones are taken from `in` as is.

@@ -27,6 +27,10 @@ namespace tilejit::codegen {
 // loads). (copy.cc)
 Status EmitCopy(Emitter& e, const ir::TileOpNode& op);
 
+// fill(region: l1, value): fill_l1 on MTE2 (legalize_copies clears a tile so before a
+// partial GM -> L1 copy at its base). (copy.cc)
+Status EmitFillL1(Emitter& e, const ir::TileOpNode& op);
+
 // mma(C: l0c, A: l0a, B: l0b) {init}. (cube.cc)
 Status EmitMma(Emitter& e, const ir::TileOpNode& op);
 

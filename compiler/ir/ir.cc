@@ -392,6 +392,19 @@ Stmt Seq(std::vector<Stmt> stmts, SourceLoc loc) {
   return std::make_shared<SeqNode>(std::move(stmts), loc);
 }
 
+Stmt FlatSeq(const std::vector<Stmt>& stmts, SourceLoc loc) {
+  std::vector<Stmt> flat;
+  for (const Stmt& c : stmts) {
+    if (c != nullptr && c->kind == StmtKind::kSeq) {
+      const auto& inner = static_cast<const SeqNode&>(*c).stmts;
+      flat.insert(flat.end(), inner.begin(), inner.end());
+    } else {
+      flat.push_back(c);
+    }
+  }
+  return flat.size() == 1 ? flat.front() : Seq(std::move(flat), loc);
+}
+
 Stmt MakeTileOp(TileOpCode op, std::vector<Operand> args, std::vector<Attr> attrs, SourceLoc loc) {
   return std::make_shared<TileOpNode>(op, std::move(args), std::move(attrs), loc);
 }

@@ -588,6 +588,10 @@ SyncOrigin SyncOriginOf(const StmtNode& s);
 
 // Statement builders (thin wrappers over make_shared, for readability at call sites).
 Stmt Seq(std::vector<Stmt> stmts, SourceLoc loc = {});
+// A sequence of `stmts` with the statements of any sequence among them spliced in (one level:
+// rewrites that replace one statement by a Seq of several keep the body flat); a single
+// statement is returned as is.
+Stmt FlatSeq(const std::vector<Stmt>& stmts, SourceLoc loc = {});
 Stmt MakeTileOp(TileOpCode op, std::vector<Operand> args, std::vector<Attr> attrs = {},
                 SourceLoc loc = {});
 

@@ -94,12 +94,12 @@ class Placer : public ir::Mutator {
       for (int t = 0; t < c.tokens; ++t) stmts.push_back(Wait(c.write_pipe, *c.slot_free));
     }
     if (stmts.size() == 1 && stmts[0] == op.body) return s;
-    return std::make_shared<ir::CoreScopeNode>(op.core, Flatten(ir::Seq(stmts, op.loc)), op.loc);
+    return std::make_shared<ir::CoreScopeNode>(op.core, ir::FlatSeq(stmts, op.loc), op.loc);
   }
 
   ir::Stmt MutateSeq(const ir::Stmt& s, const ir::SeqNode& op) override {
     ir::Stmt m = ir::Mutator::MutateSeq(s, op);
-    return m == s ? s : Flatten(m);
+    return m == s ? s : ir::FlatSeq(ir::As<ir::SeqNode>(m).stmts, m->loc);
   }
 
   // A fill loop is one write of each workspace it fills: the flags go around the loop.
@@ -157,18 +157,6 @@ class Placer : public ir::Mutator {
   ir::Stmt Wait(target::Pipe pipe, int id) {
     ctx_.Count("cross_flags");
     return WaitFlag(pipe, id, loc_);
-  }
-
-  static ir::Stmt Flatten(const ir::Stmt& seq) {
-    std::vector<ir::Stmt> flat;
-    for (const ir::Stmt& c : ir::As<ir::SeqNode>(seq).stmts) {
-      if (const auto* inner = ir::TryAs<ir::SeqNode>(c)) {
-        flat.insert(flat.end(), inner->stmts.begin(), inner->stmts.end());
-      } else {
-        flat.push_back(c);
-      }
-    }
-    return flat.size() == 1 ? flat.front() : ir::Seq(std::move(flat), seq->loc);
   }
 
   const Plan& plan_;

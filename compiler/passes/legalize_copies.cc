@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -79,6 +80,64 @@ class UbCastRewriter : public ir::Mutator {
     ctx_.Count("ub_casts");
     return ir::MakeTileOp(ir::TileOpCode::kCast, op.args, {{"mode", std::string("CAST_RINT")}},
                           op.loc);
+  }
+
+ private:
+  PassContext& ctx_;
+};
+
+// A GM -> L1 copy into part of a tile, at the tile's base (every min a constant 0, the last
+// two extents not both whole): upstream's copy_gm_to_l1 zero-inits the whole tile first
+// (need_clear: only the copy at offset 0 clears, so a later copy spliced into the same tile
+// keeps the earlier rows), and rows or columns no copy writes read as zero (K tails, a splice
+// that leaves a tail unfilled). The clear is a fill in the IR, so every later pass orders and
+// places it like any other write; without TL_ASCEND_AUTO_SYNC the author cannot have ordered
+// it against the copy, so a barrier on MTE2 (both run there) comes with it.
+bool ClearsTile(const ir::Region& dst) {
+  const std::vector<int64_t>& shape = dst.buffer->shape;
+  const size_t rank = shape.size();
+  if (rank == 0 || dst.ranges.size() != rank) return false;
+  for (const ir::Range& r : dst.ranges) {
+    const std::optional<int64_t> min = ir::AsConstInt(r.min);
+    if (!min.has_value() || *min != 0) return false;
+  }
+  bool partial = false;
+  for (size_t d = rank >= 2 ? rank - 2 : 0; d < rank; ++d)
+    partial = partial || dst.ranges[d].extent < shape[d];
+  return partial;
+}
+
+class TileClearer : public ir::Mutator {
+ public:
+  explicit TileClearer(PassContext& ctx) : ctx_(ctx) {}
+
+ protected:
+  ir::Stmt MutateSeq(const ir::Stmt& s, const ir::SeqNode& op) override {
+    ir::Stmt m = ir::Mutator::MutateSeq(s, op);
+    return m == s ? s : ir::FlatSeq(ir::As<ir::SeqNode>(m).stmts, m->loc);
+  }
+
+  ir::Stmt MutateTileOp(const ir::Stmt& s, const ir::TileOpNode& op) override {
+    if (op.op != ir::TileOpCode::kCopy || op.args.size() != 2) return s;
+    const auto* dst = std::get_if<ir::Region>(&op.args[0]);
+    const auto* src = std::get_if<ir::Region>(&op.args[1]);
+    if (dst == nullptr || src == nullptr || dst->buffer->scope != MemScope::kL1 ||
+        src->buffer->scope != MemScope::kGM || !ClearsTile(*dst))
+      return s;
+    ctx_.Count("tile_clears");
+    ir::Region tile = *dst;  // the matrices the copy writes into, whole
+    const size_t rank = tile.ranges.size();
+    for (size_t d = rank >= 2 ? rank - 2 : 0; d < rank; ++d)
+      tile.ranges[d].extent = tile.buffer->shape[d];
+    const ir::Expr zero = ir::IsFloat(dst->buffer->dtype)
+                              ? ir::FloatImm(0.0, dst->buffer->dtype, op.loc)
+                              : ir::IntImm(0, dst->buffer->dtype, op.loc);
+    std::vector<ir::Stmt> out{ir::MakeTileOp(ir::TileOpCode::kFill, {tile, zero}, {}, op.loc)};
+    if (!ctx_.configs.auto_sync)
+      out.push_back(
+          std::make_shared<ir::BarrierNode>(ir::Pipe::kMte2, op.loc, ir::SyncOrigin::kCompiler));
+    out.push_back(s);
+    return ir::Seq(std::move(out), op.loc);
   }
 
  private:
@@ -251,6 +310,7 @@ Result<ir::Kernel> LegalizeCopies(const ir::Kernel& kernel, PassContext& ctx) {
   checker.Visit(kernel.body);
   if (ctx.diag->has_errors()) return ctx.diag->ToStatus();
   ir::Kernel out = UbCastRewriter(ctx).MutateKernel(kernel);
+  out = TileClearer(ctx).MutateKernel(out);
   if (defer_cv) return legalize_copies_internal::StageCrossCoreCopies(out, ctx);
   return out;
 }

@@ -61,16 +61,7 @@ class Stager : public ir::Mutator {
   // Splices the two-copy sequences a rewrite returns into the enclosing sequence.
   ir::Stmt MutateSeq(const ir::Stmt& s, const ir::SeqNode& op) override {
     ir::Stmt m = ir::Mutator::MutateSeq(s, op);
-    if (m == s) return s;
-    std::vector<ir::Stmt> flat;
-    for (const ir::Stmt& c : ir::As<ir::SeqNode>(m).stmts) {
-      if (const auto* inner = ir::TryAs<ir::SeqNode>(c)) {
-        flat.insert(flat.end(), inner->stmts.begin(), inner->stmts.end());
-      } else {
-        flat.push_back(c);
-      }
-    }
-    return ir::Seq(std::move(flat), m->loc);
+    return m == s ? s : ir::FlatSeq(ir::As<ir::SeqNode>(m).stmts, m->loc);
   }
 
   ir::Stmt MutateTileOp(const ir::Stmt& s, const ir::TileOpNode& op) override {

@@ -26,8 +26,9 @@
 namespace tilejit::target {
 
 // Version of the whole kernel binary format (ELF layout, metadata schema, line table
-// encoding). Any change to any of them bumps it; readers accept only their own version.
-inline constexpr uint32_t kKernelBinaryFormatVersion = 2;
+// encoding) and of the ISA semantics the binary relies on. Any change to any of them bumps it;
+// readers accept only their own version.
+inline constexpr uint32_t kKernelBinaryFormatVersion = 3;
 
 // How the runner treats a parameter (TileLang's allocation convention, DESIGN.md section 5):
 // inputs are passed by the caller; outputs and workspaces are allocated by the runner.

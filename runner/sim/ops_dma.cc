@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // DMA effects: burst lists (one memcpy per burst), the ND -> zN conversion of MTE2 (one
-// memcpy per C0-wide row piece, padding of partial fractals zero-filled and counted as
-// written), tail padding of GM -> UB bursts, atomic accumulation of stores, and the constant
-// fills of L1/UB (every filled byte counts as written).
+// memcpy per C0-wide row piece, the C0 padding of a last partial column block zero-filled
+// and counted as written; rows past `rows` are not touched), tail padding of GM -> UB bursts,
+// atomic accumulation of stores, and the constant fills of L1/UB (every filled byte counts as
+// written).
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -56,8 +57,7 @@ void DescribeNz(const Instr& in, std::vector<Span>* out) {
   }
   const uint64_t blocks = (cols + C0Of(in.dtype) - 1) / C0Of(in.dtype);
   for (uint64_t cb = 0; cb < blocks; ++cb) {
-    AddRun(out,
-           {MemSpace::kL1, in.dst.imm + cb * in.dst_pitch.imm * 32, Round(rows, 16) * 32, true});
+    AddRun(out, {MemSpace::kL1, in.dst.imm + cb * in.dst_pitch.imm * 32, rows * 32, true});
   }
 }
 
@@ -66,20 +66,15 @@ void ApplyNz(const Instr& in, MemView& mem) {
   const uint64_t c0 = C0Of(in.dtype);
   const uint64_t rows = in.rows.imm, cols = in.cols.imm;
   const uint64_t blocks = (cols + c0 - 1) / c0;
-  const uint64_t prow = Round(rows, 16);
   for (uint64_t cb = 0; cb < blocks; ++cb) {
-    uint8_t* dst = mem.Ptr(MemSpace::kL1, in.dst.imm + cb * in.dst_pitch.imm * 32, prow * 32);
+    uint8_t* dst = mem.Ptr(MemSpace::kL1, in.dst.imm + cb * in.dst_pitch.imm * 32, rows * 32);
     const uint64_t valid = std::min(c0, cols - cb * c0);
-    for (uint64_t r = 0; r < prow; ++r) {
+    for (uint64_t r = 0; r < rows; ++r) {
       uint8_t* d = dst + r * 32;
-      if (r < rows) {
-        const uint8_t* s =
-            mem.Ptr(MemSpace::kGm, in.src.imm + r * in.src_stride.imm + cb * c0 * eb, valid * eb);
-        std::memcpy(d, s, valid * eb);
-        std::memset(d + valid * eb, 0, 32 - valid * eb);
-      } else {
-        std::memset(d, 0, 32);
-      }
+      const uint8_t* s =
+          mem.Ptr(MemSpace::kGm, in.src.imm + r * in.src_stride.imm + cb * c0 * eb, valid * eb);
+      std::memcpy(d, s, valid * eb);
+      std::memset(d + valid * eb, 0, 32 - valid * eb);
     }
   }
 }

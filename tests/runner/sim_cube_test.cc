@@ -130,6 +130,39 @@ TEST(SimCube, GemmWithoutFlagsReportsRaces) {
   EXPECT_TRUE(HasFinding(run.report, FindingKind::kRace, "fix_l0c_gm")) << AllFindings(run.report);
 }
 
+// copy_gm_l1_nz writes only its rows (AscendC's ND2NZ DataCopy writes nValue rows) and zeroes
+// the C0 padding of a partial column block: 3 rows of 10 f16 columns spliced at row 2 of a
+// 16-row column block that fill_l1 set to 1.0 keep rows 0-1 and 5-15 at 1.0.
+TEST(SimCube, NzCopyWritesOnlyItsRowsAndThePaddingOfItsColumnBlock) {
+  SimDevice dev;
+  std::vector<float> src(3 * 10);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) + 2.0f;
+  Tensor ts = Input(dev, ElementType::kFloat16, {3, 10}, HalfBytes(src), "S");
+  Tensor to = Output(dev, ElementType::kFloat16, {16, 16}, "O");
+  const std::string aic =
+      "ld_arg rd=r1, arg=0\nld_arg rd=r2, arg=1\n"
+      "fill_l1 dst=0, nburst=1, len=512, dst_stride=0, scalar=1065353216, dtype=f16\n"
+      "barrier pipe=mte2\n"
+      "copy_gm_l1_nz dst=64, src=r1, rows=3, cols=10, src_stride=20, dst_pitch=16, dtype=f16\n" +
+      F("set_flag", "mte2", "mte3", 0) + F("wait_flag", "mte2", "mte3", 0) +
+      "copy_l1_gm dst=r2, src=0, nburst=1, len=512, src_stride=0, dst_stride=0\nend\n";
+  auto id = dev.LoadImage(Image(CoreMix::kCubeOnly, 0, 1, aic, ""));
+  ASSERT_TRUE(id.ok()) << id.status();
+  LaunchOptions opt;
+  opt.mode = CheckMode::kChecked;
+  const uint64_t args[] = {ts.addr, to.addr};
+  auto r = dev.Launch(*id, args, opt);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->findings.empty()) << AllFindings(*r);
+  const std::vector<float> out = FromHalf(Read(dev, to));  // zN with one block: row-major 16x16
+  for (int row = 0; row < 16; ++row) {
+    for (int col = 0; col < 16; ++col) {
+      const float want = row < 2 || row >= 5 ? 1.0f : col < 10 ? src[(row - 2) * 10 + col] : 0.0f;
+      EXPECT_EQ(out[row * 16 + col], want) << "row " << row << " col " << col;
+    }
+  }
+}
+
 // AIC copies A (1024 f16) GM -> L1 -> workspace W; the AIV reads W, adds 1, writes Y.
 std::string HandOffAic(bool cross) {
   std::string s =

@@ -60,8 +60,7 @@ TEST(CopyL1, GmToL1AndBackWithTailsInFp16AndBf16) {
   }
 }
 
-// A nonzero pad value with only a row tail: the zN conversion's zero padding rows are
-// refilled with the pad value.
+// A nonzero pad value with only a row tail: the rows past the tensor get the pad value.
 constexpr char kL1RowPad[] = R"(
 param %p0: gm float32[20, 16] input
 param %p1: gm float32[64, 16] output
@@ -84,6 +83,35 @@ TEST(CopyL1, NonzeroPadValueFillsTheRowTail) {
   ASSERT_TRUE(run.ok()) << run.status();
   ExpectNoFindings(run->report);
   EXPECT_TRUE(AllClose(ToFloats(run->outputs[0]), PaddedRows(x, 20, 16, 64, 2.5f), 0, 0));
+}
+
+// Rows spliced into one zN tile at rows that are not multiples of 16 (upstream's gm_to_l1
+// splice tests): copy_gm_l1_nz writes only its rows, so the second copy's rows are not
+// overwritten by padding of the first (nor raced with: both run on MTE2 without a barrier).
+constexpr char kL1Splice[] = R"(
+param %p0: gm float16[40, 32] input
+param %p1: gm float16[40, 32] output
+out_idx = [1]
+workspace_idx = []
+launch(1, threads=1) (%cid, %vid) {
+  alloc %l1_0: l1 float16[40, 32] @0
+  scope cube {
+    copy(%l1_0[0:+5, :], %p0[0:+5, :])
+    copy(%l1_0[5:+30, :], %p0[5:+30, :])
+    copy(%l1_0[35:+5, :], %p0[35:+5, :])
+    set_flag(mte2, mte3, 0)
+    wait_flag(mte2, mte3, 0)
+    copy(%p1, %l1_0)
+  }
+}
+)";
+
+TEST(CopyL1, RowsSplicedAtAnyRowKeepEachOther) {
+  const std::vector<float> x = Quarters(40 * 32, 10);
+  auto run = RunIr(kL1Splice, {F16({40, 32}, x)});
+  ASSERT_TRUE(run.ok()) << run.status();
+  ExpectNoFindings(run->report);
+  EXPECT_TRUE(AllClose(ToFloats(run->outputs[0]), x, 0, 0));
 }
 
 // Multi-buffered L1 slots selected by a loop variable.
@@ -157,16 +185,11 @@ TEST(CopyDiagnostics, RejectsPathsWithoutAnInstructionOrOnTheWrongCore) {
       "copy from gm to ub runs on the aiv but is in the aic program");
 }
 
-TEST(CopyDiagnostics, RejectsL1PaddingThatWouldOverwriteOtherRows) {
+TEST(CopyDiagnostics, RejectsL1ColumnsThatSplitAC0BlockInsideTheBuffer) {
   ExpectCompileError(Kernel(kParams, "  alloc %l1_0: l1 float16[64, 64] @0\n", "cube",
-                            "    copy(%l1_0[0:+8, :], %p0[0:+8, :])\n"),
-                     "has 8 rows, not a multiple of 16, and does not end at the buffer's last row");
-}
-
-TEST(CopyDiagnostics, RejectsL1PaddingThatWouldRunPastTheColumnBlock) {
-  ExpectCompileError(Kernel(kParams, "  alloc %l1_0: l1 float16[40, 64] @0\n", "cube",
-                            "    copy(%l1_0[4:+36, :], %p0[0:+36, :])\n"),
-                     "its fractal padding would run past the column block (48 rows)");
+                            "    copy(%l1_0[:, 0:+8], %p0[:, 0:+8])\n"),
+                     "has 8 columns, not a multiple of 16, and does not end at the buffer's last "
+                     "column");
 }
 
 TEST(CopyDiagnostics, RejectsANonzeroL1PadValueWithAColumnTail) {

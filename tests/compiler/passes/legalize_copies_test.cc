@@ -72,6 +72,30 @@ TEST(LegalizeCopies, GmToL0IsStagedThroughL1) {
             "l0b)");
 }
 
+// A GM -> L1 copy into part of a tile at its base clears the tile first (upstream's
+// copy_gm_to_l1 need_clear, tests/gm_to_l1 splice cases): rows no copy writes read as zero.
+// A copy spliced in at another offset, and a copy of the whole tile, do not clear. Without
+// TL_ASCEND_AUTO_SYNC a barrier on MTE2 orders the fill before the copy.
+TEST(LegalizeCopies, PartialGmToL1CopyAtTheTileBaseClearsTheTileFirst) {
+  const std::string body =
+      "  copy(%l1_0[0:+40, :], %p0[0:+40, :])\n"
+      "  copy(%l1_0[40:+17, :], %p0[0:+17, :])\n"
+      "  copy(%l1_0, %p0)\n";
+  PassRunner r;
+  EXPECT_EQ(r.Run(LegalizeCopies, Kernel(body)), Kernel("  fill(%l1_0, float16(0.0))\n"
+                                                        "  barrier(mte2) {compiler}\n"
+                                                        "  copy(%l1_0[0:+40, :], %p0[0:+40, :])\n"
+                                                        "  copy(%l1_0[40:+17, :], %p0[0:+17, :])\n"
+                                                        "  copy(%l1_0, %p0)\n"));
+  EXPECT_EQ(r.ctx.stats["tile_clears"], 1);
+  PassRunner auto_sync;
+  auto_sync.ctx.configs.auto_sync = true;
+  EXPECT_EQ(
+      auto_sync.Run(LegalizeCopies, Kernel("  copy(%l1_0[0:+64, 0:+16], %p0[0:+64, 0:+16])\n")),
+      Kernel("  fill(%l1_0, float16(0.0))\n"
+             "  copy(%l1_0[:, 0:+16], %p0[:, 0:+16])\n"));
+}
+
 TEST(LegalizeCopies, CrossCoreCopyInExpertKernelSuggestsAWorkspace) {
   PassRunner r;
   EXPECT_EQ(r.Run(LegalizeCopies, Kernel("  scope cube {\n    copy(%ub_1, %l0c_0)\n  }\n")), "");
