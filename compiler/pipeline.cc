@@ -21,6 +21,7 @@
 #include "compiler/passes/multi_buffer.h"
 #include "compiler/passes/squeeze_columns.h"
 #include "compiler/passes/sync_insert.h"
+#include "compiler/passes/verify_initialized.h"
 #include "compiler/passes/verify_sync.h"
 #include "compiler/passes/vid_reduction.h"
 
@@ -35,6 +36,8 @@ bool CvSync(const PassConfigs& c) { return c.auto_cv_combine && c.auto_cv_sync; 
 bool AutoSync(const PassConfigs& c) { return c.auto_sync; }
 
 constexpr PassInfo kPasses[] = {
+    {"verify_initialized", 1, Always, passes::VerifyInitialized,
+     "an on-chip buffer read before anything can have written it is an error"},
     {"infer_buffer_scope", 2, Always, passes::InferBufferScope,
      "alloc_shared -> L1 or UB, alloc_fragment -> L0A/L0B/L0C, by how each buffer is used"},
     {"squeeze_columns", 1, Always, passes::SqueezeColumns,

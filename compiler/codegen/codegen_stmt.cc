@@ -329,8 +329,9 @@ class Walker {
   Status LowerSync(const ir::Stmt& s) {
     TILEJIT_RETURN_IF_ERROR(RequireScope(*s, "a synchronisation statement"));
     if (s->kind == ir::StmtKind::kBarrier) {
-      Instr in{.op = Opcode::kBarrier};
-      in.pipe = ir::As<ir::BarrierNode>(s).pipe;
+      const auto& b = ir::As<ir::BarrierNode>(s);
+      Instr in{.op = b.grid ? Opcode::kSyncAll : Opcode::kBarrier};
+      if (!b.grid) in.pipe = b.pipe;
       e_.Emit(in);
       return Status::Ok();
     }

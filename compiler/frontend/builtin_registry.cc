@@ -42,6 +42,9 @@ constexpr BuiltinRow Alias(std::string_view n, std::string_view target) {
 constexpr BuiltinRow Todo(std::string_view n, std::string_view note = {}) {
   return {n, C::kUnsupported, H::kNone, "", {}, {}, {}, note};
 }
+constexpr BuiltinRow OutOfScope(std::string_view n, std::string_view why) {
+  return {n, C::kOutOfScope, H::kNone, "", {}, {}, {}, why};
+}
 
 constexpr BuiltinRow kRows[] = {
     // T.*: host helpers.
@@ -214,10 +217,15 @@ constexpr BuiltinRow kRows[] = {
     Host("tilelang.intrinsics.make_zn_layout", H::kLayout, "buf"),
     Host("tilelang.intrinsics.make_nz_layout", H::kLayout, "buf"),
     // Real TileLang names not supported yet.
+    // Refused by design: tilejit compiles one kernel for one 910B device.
+    OutOfScope("T.shmem_put_nbi", "multi-device shared memory (T.shmem_*)"),
+    OutOfScope("T.shmem_ub_put_nbi", "multi-device shared memory (T.shmem_*)"),
+    OutOfScope("T.shmem_get_nbi", "multi-device shared memory (T.shmem_*)"),
+    OutOfScope("T.shmem_ub_get_nbi", "multi-device shared memory (T.shmem_*)"),
     Todo("T.symbolic", "dynamic shapes"),
     Stmt("T.printf", H::kPrintf, "*values"),
     Stmt("T.dump_tensor", H::kDumpTensor, "tensor, desc, dump_size, shape_info=None"),
-    Todo("T.sync_all", "an all-core barrier"),
+    Stmt("T.sync_all", H::kSyncAll, ""),
     Todo("T.unroll"),
     Todo("T.grid"),
     Todo("T.vectorized"),
@@ -369,6 +377,10 @@ std::optional<std::string> PassConfigKeyString(std::string_view enum_name) {
 }
 
 std::string NotSupportedText(const BuiltinRow& row) {
+  if (row.cls == BuiltinClass::kOutOfScope) {
+    return std::string(row.name) + " is out of scope: tilejit compiles for one Ascend 910B " +
+           "device, and " + std::string(row.note) + " is not part of it";
+  }
   std::string text = std::string(row.name) + " is not supported yet";
   if (!row.note.empty()) text += " (" + std::string(row.note) + ")";
   return text;

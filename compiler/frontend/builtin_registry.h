@@ -29,6 +29,7 @@ enum class BuiltinClass : uint8_t {
   kStatement,    // only valid as a statement, with, for iterator or annotation (T.copy, ...)
   kDecorator,    // T.prim_func, T.macro, tilelang.jit
   kUnsupported,  // a real TileLang name this frontend does not support yet
+  kOutOfScope,   // a real TileLang name tilejit refuses by design (multi-device, other chips)
 };
 
 // What runs a call of the builtin. Host handlers are in host_builtins.cc, statement handlers
@@ -73,6 +74,7 @@ enum class BuiltinHandler : uint8_t {
   kArithProgression,  // arith_progression: an index sequence scaled and offset
   kAtomicAdd,         // atomic_add(dst, src): a copy out to GM that accumulates
   kBarrierAll,
+  kSyncAll,  // T.sync_all: barrier(all) and a rendezvous of every core of the launch
   kPipeBarrier,
   kSetFlag,
   kWaitFlag,

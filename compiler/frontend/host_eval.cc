@@ -325,6 +325,7 @@ std::optional<Value> Evaluator::CallBuiltin(const std::string& name, const Expr&
       diag_->Error(call.loc) << name << " can only be used as a decorator";
       return std::nullopt;
     case BuiltinClass::kUnsupported:
+    case BuiltinClass::kOutOfScope:
       diag_->Error(call.loc) << NotSupportedText(*row);
       return std::nullopt;
   }

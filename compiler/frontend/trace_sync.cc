@@ -70,6 +70,10 @@ bool Tracer::TraceSync(const BuiltinRow& row, const Expr& call, const BoundArgs&
     case BuiltinHandler::kBarrierAll:
       out->push_back(std::make_shared<ir::BarrierNode>(ir::Pipe::kAll, loc));
       return true;
+    case BuiltinHandler::kSyncAll:
+      out->push_back(
+          std::make_shared<ir::BarrierNode>(ir::Pipe::kAll, loc, ir::SyncOrigin::kAuthor, true));
+      return true;
     case BuiltinHandler::kPipeBarrier: {
       auto p = PipeOf(*b[0], true, loc, diag());
       if (!p) return false;

@@ -30,7 +30,7 @@ std::optional<ir::Stmt> Tracer::TraceFor(const Stmt& s, const ScopePtr& scope) {
   const BuiltinHandler kind = row ? row->handler : BuiltinHandler::kNone;
   if (kind != BuiltinHandler::kSerialLoop && kind != BuiltinHandler::kPipelinedLoop &&
       kind != BuiltinHandler::kParallelLoop && kind != BuiltinHandler::kPersistentLoop) {
-    if (row && row->cls == BuiltinClass::kUnsupported) {
+    if (row && (row->cls == BuiltinClass::kUnsupported || row->cls == BuiltinClass::kOutOfScope)) {
       diag().Error(iter.loc) << NotSupportedText(*row);
     } else {
       diag().Error(iter.loc)

@@ -357,7 +357,14 @@ std::optional<ir::DType> DTypeOfValue(const Value& v, SourceLoc fallback, Diagno
     if (v.text == "int") return ir::DType::kInt32;
     if (v.text == "float") return ir::DType::kFloat32;
   }
-  diag->Error(v.loc.known() ? v.loc : fallback) << "unknown dtype " << Repr(v);
+  const SourceLoc at = v.loc.known() ? v.loc : fallback;
+  if (v.text.find("float8") != std::string::npos || v.text.find("fp8") != std::string::npos) {
+    diag->Error(at) << "dtype " << Repr(v)
+                    << " is out of scope: fp8 types belong to the A5 target, and the Ascend 910B "
+                       "tilejit compiles for has no fp8 arithmetic";
+    return std::nullopt;
+  }
+  diag->Error(at) << "unknown dtype " << Repr(v);
   return std::nullopt;
 }
 

@@ -532,8 +532,11 @@ struct BarrierNode : StmtNode {
   static constexpr StmtKind kKinds[] = {StmtKind::kBarrier};
   Pipe pipe;  // kAll for barrier_all
   SyncOrigin origin;
-  BarrierNode(Pipe p, SourceLoc l, SyncOrigin o = SyncOrigin::kAuthor)
-      : StmtNode(StmtKind::kBarrier, l), pipe(p), origin(o) {}
+  // T.sync_all (printed `sync_all`, pipe kAll): a barrier(all) on its core that then waits
+  // until every core of every block of the launch reached it (AscendC's SyncAll<false>).
+  bool grid = false;
+  BarrierNode(Pipe p, SourceLoc l, SyncOrigin o = SyncOrigin::kAuthor, bool g = false)
+      : StmtNode(StmtKind::kBarrier, l), pipe(p), origin(o), grid(g) {}
 };
 
 // set_flag / wait_flag on the (src, dst) pipe pair; event may be a runtime expression.

@@ -190,8 +190,8 @@ Stmt IrParser::ParseStmt() {
     Next();
     return ParseTileOpStmt(*op, loc);
   }
-  if (word == "barrier" || word == "set_flag" || word == "wait_flag" || word == "set_cross_flag" ||
-      word == "wait_cross_flag") {
+  if (word == "barrier" || word == "sync_all" || word == "set_flag" || word == "wait_flag" ||
+      word == "set_cross_flag" || word == "wait_cross_flag") {
     Next();
     return ParseSync(word, loc);
   }
@@ -305,6 +305,10 @@ Stmt IrParser::ParseSync(const std::string& word, SourceLoc loc) {
     Pipe pipe = ParsePipeName();
     ExpectPunct(")");
     return std::make_shared<BarrierNode>(pipe, loc, ParseSyncOrigin());
+  }
+  if (word == "sync_all") {
+    ExpectPunct(")");
+    return std::make_shared<BarrierNode>(Pipe::kAll, loc, ParseSyncOrigin(), true);
   }
   if (word == "set_flag" || word == "wait_flag") {
     Pipe src = ParsePipeName();

@@ -343,6 +343,7 @@ void StmtPrinter::PrintSync(const Stmt& s) {
 
 void StmtPrinter::PrintSyncCall(const Stmt& s) {
   if (const auto* b = TryAs<BarrierNode>(s)) {
+    if (b->grid) return Out("sync_all()");
     Out("barrier(");
     Out(target::PipeName(b->pipe));
     return Out(")");

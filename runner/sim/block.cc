@@ -144,7 +144,9 @@ uint64_t BlockRunner::ScalarReadyTime(CoreState& c) {
   if (c.pc < 0 || c.pc >= static_cast<int64_t>(c.code->size())) return c.stime;  // faults
   const Instr& in = (*c.code)[c.pc];
   const target::OpcodeInfo& info = target::GetOpcodeInfo(in.op);
-  if (in.op == Opcode::kEnd || (in.op == Opcode::kBarrier && in.pipe == Pipe::kAll)) {
+  if (in.op == Opcode::kSyncAll && c.at_grid) return kNever;  // released by GridRendezvous
+  if (in.op == Opcode::kEnd || in.op == Opcode::kSyncAll ||
+      (in.op == Opcode::kBarrier && in.pipe == Pipe::kAll)) {
     return Drained(c) ? std::max(c.stime, DrainTime(c)) : kNever;
   }
   if (info.unit == target::Unit::kScalar) return c.stime;
@@ -200,6 +202,7 @@ BlockResult BlockRunner::Run() {
     // simulation within microseconds of a cancellation.
     if (cancel != nullptr && step % 4096 == 0 && cancel->load(std::memory_order_relaxed)) {
       result_.cancelled = true;
+      LeaveGrid();
       return std::move(result_);
     }
     uint64_t best = kNever;
@@ -217,7 +220,8 @@ BlockResult BlockRunner::Run() {
     }
     if (!busy) break;
     if (best == kNever) {
-      ReportDeadlock();
+      if (GridRendezvous()) continue;
+      if (result_.cancelled) return std::move(result_);
       break;
     }
     if (perturbed_) ApplyPendingUpTo(best);
@@ -227,6 +231,7 @@ BlockResult BlockRunner::Run() {
       PipeStep(cores_[best_core], best_pipe, best);
     }
   }
+  LeaveGrid();
   ApplyPendingUpTo(kNever);
   if (!aborted_) CheckBlockEnd();
   ReportRaces();
@@ -280,6 +285,12 @@ void BlockRunner::ScalarStep(CoreState& c) {
         return;
       }
       continue;
+    }
+    if (in.op == Opcode::kSyncAll) {  // drained (ScalarReadyTime); GridRendezvous goes on
+      c.at_grid = true;
+      c.grid_arrival = std::max(c.stime, DrainTime(c));
+      if (checked_) races_.OnBarrier(c.index, Pipe::kAll);
+      return;
     }
     if (info.unit == target::Unit::kScalar && in.op != Opcode::kEnd) {
       ExecScalarMemory(c, in);

@@ -34,12 +34,17 @@
 namespace tilejit::runner::sim {
 
 // Read-only inputs shared by every block of a launch.
+class GridBarrier;
+
 struct LaunchContext {
   const KernelImage* image = nullptr;
   const target::NpuTarget* target = nullptr;
   GlobalMemory* gm = nullptr;
   std::vector<uint64_t> args;
   LaunchOptions options;
+  // The rendezvous of `sync_all` when the kernel has one (every block on its own thread);
+  // null otherwise. Not owned.
+  GridBarrier* grid = nullptr;
 };
 
 // One executed instruction or flag event, for the Chrome trace.
@@ -63,6 +68,7 @@ struct GmTouch {
   bool atomic = false;
   int core = 0;
   int pc = 0;
+  int epoch = 0;  // sync_alls the block passed before it: other epochs are ordered
 };
 
 struct BlockResult {
@@ -138,6 +144,8 @@ struct CoreState {
   // AIC only: mode-2 sets of each AIV waiting for the sibling's set (pairing).
   std::array<std::array<std::deque<CrossEntry>, kCrossIds>, 2> xpair;
   std::array<std::unique_ptr<LocalMemory>, static_cast<int>(MemSpace::kCount)> mem;
+  bool at_grid = false;             // waiting at a sync_all (pc still on it)
+  uint64_t grid_arrival = 0;        // when it got there, its pipes drained
   std::vector<int64_t> print_args;  // dbg_arg values awaiting a dbg_print
   std::string printed;              // this core's device output, each line prefixed
 };

@@ -226,12 +226,12 @@ void BlockRunner::RecordGmTouch(int core, int pc, const Span& s) {
   if (!touches.empty()) {
     GmTouch& last = touches.back();
     if (last.end == s.addr && last.write == s.write && last.atomic == s.atomic && last.pc == pc &&
-        last.core == core) {
+        last.core == core && last.epoch == epoch_) {
       last.end = s.addr + s.bytes;
       return;
     }
   }
-  touches.push_back({s.addr, s.addr + s.bytes, s.write, s.atomic, core, pc});
+  touches.push_back({s.addr, s.addr + s.bytes, s.write, s.atomic, core, pc, epoch_});
 }
 
 const uint8_t* BlockRunner::HostBytes(CoreState& c, MemSpace space, uint64_t addr, uint64_t bytes) {

@@ -97,6 +97,7 @@ void BlockRunner::ReportDeadlock() {
                         : in.op == Opcode::kBarrier  ? "waits for its pipes to drain"
                         : in.op == Opcode::kWaitFlag ? "waits for an event never set"
                         : in.op == Opcode::kXwait    ? "waits for a cross-core flag never set"
+                        : in.op == Opcode::kSyncAll  ? "waits at sync_all"
                                                      : "waits for a full dispatch queue";
       os << " scalar unit at " << Describe(c.index, static_cast<int>(c.pc), Pipe::kS) << " " << why;
       if (in.op == Opcode::kWaitFlag) {

@@ -41,6 +41,9 @@ class BlockRunner {
   void CollectDeviceOutput();
   void Dispatch(CoreState& c, const target::Instr& in);
   void ReportDeadlock();
+  // sync_all (block_grid.cc): true when every core waiting at one was released.
+  bool GridRendezvous();
+  void LeaveGrid();
   void CheckBlockEnd();
 
   // Pipes and synchronisation (block_pipe.cc).
@@ -85,6 +88,8 @@ class BlockRunner {
   BlockResult result_;
   std::mt19937_64 rng_;
   int64_t next_flow_ = 0;
+  int epoch_ = 0;  // sync_alls passed (GmTouch::epoch)
+  bool left_grid_ = false;
   uint64_t seq_ = 0;
   struct Pending {
     uint64_t time;

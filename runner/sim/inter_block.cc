@@ -46,9 +46,9 @@ void CheckInterBlockRaces(const KernelImage& image, const GlobalMemory& gm,
   // occurrences, in order, so the findings are unchanged.
   std::vector<std::vector<GmTouch>> touches(blocks.size());
   for (size_t i = 0; i < blocks.size(); ++i) {
-    std::set<std::tuple<uint64_t, uint64_t, bool, bool, int, int>> seen;
+    std::set<std::tuple<uint64_t, uint64_t, bool, bool, int, int, int>> seen;
     for (const GmTouch& t : blocks[i].gm_touches) {
-      if (seen.insert({t.begin, t.end, t.write, t.atomic, t.core, t.pc}).second) {
+      if (seen.insert({t.begin, t.end, t.write, t.atomic, t.core, t.pc, t.epoch}).second) {
         touches[i].push_back(t);
       }
     }
@@ -77,6 +77,7 @@ void CheckInterBlockRaces(const KernelImage& image, const GlobalMemory& gm,
         const Touch& w = *it;
         if (w.block == b.report.block || w.t.end <= t.begin) continue;
         if (w.t.atomic && t.atomic) continue;
+        if (w.t.epoch != t.epoch) continue;                 // a sync_all orders them
         if (t.write && w.block > b.report.block) continue;  // report write/write pairs once
         const auto key = std::make_tuple(w.block, w.t.pc, b.report.block, t.pc);
         if (!reported.insert(key).second) continue;

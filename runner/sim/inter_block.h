@@ -2,7 +2,8 @@
 // The inter-block race check of a launch: blocks run concurrently with no means to order
 // their GM accesses (cross-core flags act inside a group only), so a GM write of one block
 // that overlaps a read or write of another block is a race, unless both are atomic
-// accumulations. Runs after all blocks finished, over the GM ranges each block touched.
+// accumulations; accesses separated by a sync_all (different epochs) are ordered. Runs after
+// all blocks finished, over the GM ranges each block touched.
 // Pure function; thread-compatible.
 #pragma once
 

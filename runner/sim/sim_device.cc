@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "compiler/target/binary.h"
 #include "runner/sim/block.h"
+#include "runner/sim/grid_barrier.h"
 #include "runner/sim/inter_block.h"
 #include "runner/sim/trace.h"
 
@@ -71,6 +73,23 @@ Result<std::vector<target::Instr>> DecodeCode(const std::vector<uint8_t>& bytes)
 int DefaultThreads() {
   const unsigned hw = std::thread::hardware_concurrency();
   return static_cast<int>(std::clamp(hw == 0 ? 1u : hw, 1u, 8u));
+}
+
+// Blocks one wave holds: the groups (AIC cores), or for a vector-only kernel the AIV cores
+// over the AIVs each block uses.
+int64_t BlocksPerWave(const target::NpuTarget& t, const target::KernelMetadata& m) {
+  if (m.core_mix == target::CoreMix::kVectorOnly) {
+    return t.num_groups.value * t.aiv_per_group.value / m.vector_cores_per_block;
+  }
+  return t.num_groups.value;
+}
+
+bool UsesSyncAll(const KernelImage& k) {
+  auto has = [](const std::vector<target::Instr>& code) {
+    return std::any_of(code.begin(), code.end(),
+                       [](const target::Instr& in) { return in.op == target::Opcode::kSyncAll; });
+  };
+  return has(k.aic) || has(k.aiv);
 }
 
 // Blocks in index order, each whole; past kMaxDeviceOutputBytes a note ends the output.
@@ -144,6 +163,21 @@ Result<LaunchReport> SimDevice::Launch(KernelId id, std::span<const uint64_t> ar
   if (image == nullptr) return NotFound("no kernel with id " + std::to_string(id));
   LaunchContext ctx{image, &target_, &gm_, {args.begin(), args.end()}, options};
   const int64_t n = image->metadata.block_count;
+  const int64_t per_wave = BlocksPerWave(target_, image->metadata);
+  // sync_all needs every block running at once (each on a host thread of its own here);
+  // on hardware more blocks than cores would hang at the first one.
+  std::optional<GridBarrier> grid;
+  if (UsesSyncAll(*image)) {
+    if (n > per_wave) {
+      return InvalidArgument(
+          "the kernel uses T.sync_all, which needs every block resident at "
+          "once, but its " +
+          std::to_string(n) + " blocks exceed the " + std::to_string(per_wave) +
+          " the device runs at a time (the hardware would hang)");
+    }
+    grid.emplace(n);
+    ctx.grid = &*grid;
+  }
   std::vector<BlockResult> results(n);
   std::atomic<int64_t> next{0};
   std::atomic<bool> internal_error{false};
@@ -163,8 +197,11 @@ Result<LaunchReport> SimDevice::Launch(KernelId id, std::span<const uint64_t> ar
       }
     }
   };
-  const int threads = static_cast<int>(
-      std::min<int64_t>(n, options.host_threads > 0 ? options.host_threads : DefaultThreads()));
+  const int threads =
+      grid.has_value()
+          ? static_cast<int>(n)
+          : static_cast<int>(std::min<int64_t>(
+                n, options.host_threads > 0 ? options.host_threads : DefaultThreads()));
   std::vector<std::thread> pool;
   for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
   worker();
@@ -183,11 +220,6 @@ Result<LaunchReport> SimDevice::Launch(KernelId id, std::span<const uint64_t> ar
   }
 
   LaunchReport report;
-  const target::KernelMetadata& m = image->metadata;
-  int64_t per_wave = target_.num_groups.value;
-  if (m.core_mix == target::CoreMix::kVectorOnly) {
-    per_wave = target_.num_groups.value * target_.aiv_per_group.value / m.vector_cores_per_block;
-  }
   report.waves = (n + per_wave - 1) / per_wave;
   for (int64_t w = 0; w < report.waves; ++w) {
     uint64_t longest = 0;

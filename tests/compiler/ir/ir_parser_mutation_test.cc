@@ -60,6 +60,7 @@ const std::string_view kFragments[] = {
     "\x01",
     "\xff",
     "barrier(all)",
+    "sync_all()",
     "}\n",
     "{\n",
     ":+0",

@@ -73,6 +73,21 @@ launch(2, threads=0) (%cid, %vid) {
   EXPECT_NE(ErrorsOf(WithBody("launch(1, threads=0) (%c, %v) {\n  barrier(v) {author}\n}\n")), "");
 }
 
+// T.sync_all is a barrier(all) that also meets every core of the launch: printed apart.
+TEST(IrParser, SyncAllRoundTripsAndIsAGridBarrierOnAllPipes) {
+  std::string text =
+      WithBody("launch(1, threads=0) (%cid, %vid) {\n  barrier(all)\n  sync_all()\n}\n");
+  Result<Kernel> k = ParseTileIrString(text);
+  ASSERT_TRUE(k.ok()) << k.status();
+  const auto& body = As<SeqNode>(As<KernelNode>(k->body).body).stmts;
+  ASSERT_EQ(body.size(), 2u);
+  EXPECT_FALSE(As<BarrierNode>(body[0]).grid);
+  EXPECT_TRUE(As<BarrierNode>(body[1]).grid);
+  EXPECT_EQ(As<BarrierNode>(body[1]).pipe, Pipe::kAll);
+  EXPECT_EQ(PrintKernel(*k), text);
+  EXPECT_NE(ErrorsOf(WithBody("launch(1, threads=0) (%c, %v) {\n  sync_all(v)\n}\n")), "");
+}
+
 TEST(IrParser, SourceLocsPointIntoTheIrText) {
   SourceManager sources;
   DiagnosticEngine diag(&sources);

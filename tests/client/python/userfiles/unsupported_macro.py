@@ -7,4 +7,4 @@ import tilejit.language as T
 def copy_laid_out(src, dst):
     T.copy(src, dst)
     T.barrier_all()
-    T.sync_all()
+    T.shmem_put_nbi(dst, src, 16, 1)
