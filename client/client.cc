@@ -22,6 +22,7 @@ Result<Response> Unary(const std::string& address, const char* what, Fn&& fn) {
   return s;
 }
 
+// A token must fit in a header; the daemon refuses longer ones (server/auth.h) anyway.
 constexpr size_t kMaxTokenBytes = 4096;
 
 Status CheckToken(const std::string& token) {

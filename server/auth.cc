@@ -18,13 +18,16 @@ Status LineError(std::string_view file, int line, const std::string& what) {
   return InvalidArgument(std::string(file) + ":" + std::to_string(line) + ": " + what);
 }
 
+// Spaces and tabs separate fields; a '\r' is a CRLF file's line end.
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
 std::vector<std::string_view> Fields(std::string_view line) {
   std::vector<std::string_view> out;
   size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    while (i < line.size() && IsBlank(line[i])) ++i;
     const size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    while (i < line.size() && !IsBlank(line[i])) ++i;
     if (i > start) out.push_back(line.substr(start, i - start));
   }
   return out;
@@ -138,8 +141,7 @@ Result<TokenTable> TokenTable::Parse(std::string_view text, std::string_view fil
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
-    line = line.substr(0, line.find('#'));
-    const std::vector<std::string_view> fields = Fields(line.substr(0, line.find('\r')));
+    const std::vector<std::string_view> fields = Fields(line.substr(0, line.find('#')));
     if (fields.empty()) continue;
     TILEJIT_ASSIGN_OR_RETURN(TokenEntry entry, ParseEntry(fields, file, line_no));
     auto [it, inserted] = first_line.emplace(entry.digest, line_no);

@@ -2,7 +2,8 @@
 """The package against tilejitd with tokens and TLS (issue 16), certificates made by openssl:
 
 - tilejit.connect(address, token=..., tls_ca=...) compiles and runs a kernel;
-- no token, or a read token, raises AuthError (UNAUTHENTICATED, PERMISSION_DENIED);
+- no token (refused by the health check of an --auth-health daemon), or a read token,
+  raises AuthError (UNAUTHENTICATED, PERMISSION_DENIED);
 - without the CA the TLS daemon does not answer (ServiceUnavailableError);
 - TILEJIT_SERVER, TILEJIT_TOKEN and TILEJIT_TLS_CA configure a fresh process;
 - with --tls-client-ca, tls_cert/tls_key are required and enough.
@@ -47,13 +48,13 @@ def certs(folder):
 
 @pytest.fixture(scope="module")
 def secure(folder, certs):
-    """Tokens and TLS (no client certificates)."""
+    """Tokens (health checks too) and TLS (no client certificates)."""
     tokens = os.path.join(folder, "tokens.txt")
     with open(tokens, "w") as f:
         f.write(f"compile {_sha('py-compile')} python\nread {_sha('py-read')} viewer\n")
     os.makedirs(os.path.join(folder, "secure"))
-    d = Daemon(os.path.join(folder, "secure"), "--auth-tokens", tokens, "--tls-cert",
-               certs["server"], "--tls-key", certs["server_key"], tcp=True)
+    d = Daemon(os.path.join(folder, "secure"), "--auth-tokens", tokens, "--auth-health",
+               "--tls-cert", certs["server"], "--tls-key", certs["server_key"], tcp=True)
     yield d
     d.stop()
 
@@ -83,9 +84,8 @@ def test_token_and_tls_ca_compile_and_run(secure, certs):
 
 
 def test_no_token_or_a_read_token_raises_auth_error(secure, certs):
-    tilelang.connect(secure.address, token="", tls_ca=certs["ca"])  # health needs no token
-    with pytest.raises(tilelang.AuthError) as e:
-        _exp_kernel(32)
+    with pytest.raises(tilelang.AuthError) as e:  # --auth-health: the health check refuses
+        tilelang.connect(secure.address, token="", tls_ca=certs["ca"])
     assert e.value.code == "UNAUTHENTICATED"
     tilelang.connect(secure.address, token="py-read", tls_ca=certs["ca"])
     with pytest.raises(tilelang.AuthError) as e:

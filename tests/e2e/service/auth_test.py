@@ -6,7 +6,8 @@
   admin call is logged with the token's name and the peer;
 - SIGHUP reloads the token file: a revoked token is refused afterwards, and a bad file keeps
   the tokens in force and logs the error;
-- a malformed token file and a non-loopback --listen without tokens stop tilejitd at start;
+- a malformed token file, a TLS key that is not the certificate's and a non-loopback
+  --listen without tokens stop tilejitd at start;
 - TLS with a CA and a server certificate made by openssl here works, plaintext to the TLS
   port fails; with --tls-client-ca a client without a certificate (or with one another CA
   signed) is refused;
@@ -193,6 +194,14 @@ def tls_channel(address, certs, client=None):
 def serving(channel):
     r = Stub(channel).HealthCheck(health.HealthCheckRequest(service=""), timeout=10)
     return r.status == health.HealthCheckResponse.SERVING
+
+
+def test_a_key_that_is_not_the_certificates_stops_the_daemon_at_start(certs):
+    r = run_tilejitd("--listen", "127.0.0.1:0", "--tls-cert", certs["server"], "--tls-key",
+                     certs["client_key"])
+    assert r.returncode != 0
+    assert (f"the TLS private key {certs['client_key']} is not the key of the certificate in "
+            f"{certs['server']}") in r.stdout + r.stderr
 
 
 def test_tls_works_and_plaintext_to_the_tls_port_fails(tmp_path, certs):
