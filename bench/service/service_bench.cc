@@ -254,6 +254,24 @@ double CheckSeconds(size_t entries) {
   return allowed == kChecks ? seconds : -1;
 }
 
+// Steps 2 and 3's ratios on the daemon with tokens; false when a call failed.
+bool TokenedRatios(Client& tokened, const v1::CompileRequest& hit, int calls, int threads,
+                   int per_thread, int rounds) {
+  LatencyFigures lat = Latencies(tokened, hit, calls);
+  const double h50 = Percentile(lat.health, 50), c50 = Percentile(lat.hit, 50);
+  std::printf("  %-40s %9.2fx   target <= 1.5x\n", "tokens on: hit p50 / health p50", c50 / h50);
+  std::vector<double> health_rate, hit_rate;
+  bool tp_ok = true;
+  for (int r = 0; r < rounds; ++r) {
+    health_rate.push_back(Throughput(tokened, nullptr, threads, per_thread, &tp_ok));
+    hit_rate.push_back(Throughput(tokened, &hit, threads, per_thread, &tp_ok));
+  }
+  std::printf("  %-40s %9.2fx   target >= 0.6x%s\n", "tokens on: hit / health throughput",
+              Percentile(hit_rate, 50) / Percentile(health_rate, 50),
+              tp_ok ? "" : "   SOME CALLS FAILED");
+  return lat.all_ok && tp_ok;
+}
+
 // Step 5: hit Compile without a token on `plain` and with one on `tokened`, interleaved, and
 // tokened's hit/health ratios (latency, then 32-thread throughput).
 bool AuthFigures(Client& plain, Client& tokened, const v1::CompileRequest& hit, int calls,
@@ -283,19 +301,7 @@ bool AuthFigures(Client& plain, Client& tokened, const v1::CompileRequest& hit, 
               (t50 - w50) * 1e6);
   std::printf("  %-40s %10.2f us   (%.2f us with 100 tokens in the file)\n",
               "the check itself, in process", CheckSeconds(1) * 1e6, CheckSeconds(100) * 1e6);
-  LatencyFigures lat = Latencies(tokened, hit, calls);
-  const double h50 = Percentile(lat.health, 50), c50 = Percentile(lat.hit, 50);
-  std::printf("  %-40s %9.2fx   target <= 1.5x\n", "tokens on: hit p50 / health p50", c50 / h50);
-  std::vector<double> health_rate, hit_rate;
-  bool tp_ok = true;
-  for (int r = 0; r < rounds; ++r) {
-    health_rate.push_back(Throughput(tokened, nullptr, threads, per_thread, &tp_ok));
-    hit_rate.push_back(Throughput(tokened, &hit, threads, per_thread, &tp_ok));
-  }
-  std::printf("  %-40s %9.2fx   target >= 0.6x%s\n", "tokens on: hit / health throughput",
-              Percentile(hit_rate, 50) / Percentile(health_rate, 50),
-              tp_ok ? "" : "   SOME CALLS FAILED");
-  return ok && lat.all_ok && tp_ok;
+  return ok && TokenedRatios(tokened, hit, calls, threads, per_thread, rounds);
 }
 
 int Main(int argc, char** argv) {

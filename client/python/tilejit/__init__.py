@@ -17,9 +17,9 @@ disable_cache, ...), PassConfigKey, DataType, cdiv, next_power_of_2, Kernel (JIT
 CompileError (a tvm.TVMError), ClientValueError, ServiceUnavailableError, AuthError,
 KernelFindingError. Environment: TILEJIT_SERVER, TILEJIT_TOKEN and TILEJIT_TLS_CA,
 TILEJIT_TLS_CERT, TILEJIT_TLS_KEY (a daemon with tokens or TLS; tilejit.connect),
-TILEJIT_LAUNCH (local | remote), TILEJIT_CHECK (1: checked launches), TILEJIT_CACHE_DIR / TILEJIT_CACHE_MAX_BYTES (the local
-binary cache), TILEJITD and TILEJIT_IDLE_EXIT_SECONDS (the private daemon). See the README's
-package section.
+TILEJIT_LAUNCH (local | remote), TILEJIT_CHECK (1: checked launches), TILEJIT_CACHE_DIR /
+TILEJIT_CACHE_MAX_BYTES (the local binary cache), TILEJITD and TILEJIT_IDLE_EXIT_SECONDS (the
+private daemon). See the README's package section.
 """
 import os as _os
 import pkgutil as _pkgutil
