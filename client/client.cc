@@ -22,6 +22,29 @@ Result<Response> Unary(const std::string& address, const char* what, Fn&& fn) {
   return s;
 }
 
+// A token must fit in a header; the daemon refuses longer ones (server/auth.h) anyway.
+constexpr size_t kMaxTokenBytes = 4096;
+
+Status CheckToken(const std::string& token) {
+  if (token.size() > kMaxTokenBytes) return InvalidArgument("the token is too long");
+  for (char c : token) {
+    if (c < 0x21 || c > 0x7e) {
+      return InvalidArgument("the token must be printable ASCII without spaces");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(const TlsFiles& tls) {
+  if (!tls.any()) return grpc::InsecureChannelCredentials();
+  TILEJIT_ASSIGN_OR_RETURN(TlsPem pem, LoadTlsFiles(tls));
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = pem.ca;
+  ssl.pem_private_key = pem.key;
+  ssl.pem_cert_chain = pem.cert;
+  return grpc::SslCredentials(ssl);
+}
+
 void SetTypedMap(const std::vector<std::pair<std::string, v1::TypedValue>>& in,
                  google::protobuf::Map<std::string, v1::TypedValue>* out) {
   for (const auto& [name, value] : in) (*out)[name] = value;
@@ -88,9 +111,16 @@ Status StatusFromGrpc(const grpc::Status& status) {
       return Unavailable(m.empty() ? "daemon unavailable" : m);
     case grpc::StatusCode::DATA_LOSS:
       return Corruption(m);
+    case grpc::StatusCode::UNAUTHENTICATED:
+      // Status has no codes of its own for these (it would need one in every switch over
+      // it, the runtime's C ABI included): the caller's request lacked what the daemon
+      // needs, and the wire code leads the message.
+      return InvalidArgument("UNAUTHENTICATED: " + m);
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return InvalidArgument("PERMISSION_DENIED: " + m);
     default:
-      // UNKNOWN, INTERNAL, UNIMPLEMENTED, ABORTED, PERMISSION_DENIED, UNAUTHENTICATED: keep
-      // the wire code in the text so nothing is lost in the mapping.
+      // UNKNOWN, INTERNAL, UNIMPLEMENTED, ABORTED: keep the wire code in the text so nothing
+      // is lost in the mapping.
       return Internal("gRPC code " + std::to_string(static_cast<int>(status.error_code())) + ": " +
                       m);
   }
@@ -98,11 +128,13 @@ Status StatusFromGrpc(const grpc::Status& status) {
 
 Result<std::unique_ptr<Client>> Client::Connect(const ClientOptions& options) {
   if (options.address.empty()) return InvalidArgument("empty daemon address");
+  TILEJIT_RETURN_IF_ERROR(CheckToken(options.token));
+  TILEJIT_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
+                           ChannelCredentials(options.tls));
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
-  auto channel =
-      grpc::CreateCustomChannel(options.address, grpc::InsecureChannelCredentials(), args);
+  auto channel = grpc::CreateCustomChannel(options.address, credentials, args);
   return std::unique_ptr<Client>(new Client(options, std::move(channel)));
 }
 
@@ -115,6 +147,7 @@ Client::Client(const ClientOptions& options, std::shared_ptr<grpc::Channel> chan
 std::unique_ptr<grpc::ClientContext> Client::NewContext() const {
   auto ctx = std::make_unique<grpc::ClientContext>();
   ctx->set_deadline(std::chrono::system_clock::now() + options_.deadline);
+  if (!options_.token.empty()) ctx->AddMetadata("authorization", "Bearer " + options_.token);
   return ctx;
 }
 

@@ -15,6 +15,13 @@
 //
 // Deadlines: each call gets ClientOptions::deadline from the moment it starts.
 //
+// Security: ClientOptions::token is sent with every call (health included) as
+// `authorization: Bearer TOKEN`, for a daemon started with --auth-tokens. ClientOptions::tls
+// turns TLS on: `ca` names the CA certificates that signed the daemon's certificate (empty:
+// the system's roots), `cert` and `key` this client's certificate for a daemon that requires
+// one (mTLS). A refused token (UNAUTHENTICATED, PERMISSION_DENIED) is kInvalidArgument whose
+// message starts with the gRPC code's name.
+//
 // Ownership and threading: a Client owns its channel; it is thread-safe (gRPC stubs are), and
 // one Client may serve any number of concurrent calls.
 #pragma once
@@ -30,6 +37,7 @@
 
 #include "common/result.h"
 #include "common/status.h"
+#include "common/tls_files.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "tilejit/v1/tilejit.grpc.pb.h"
 
@@ -41,6 +49,8 @@ struct ClientOptions {
   std::string address = kDefaultServerAddress;  // host:port
   std::chrono::milliseconds deadline{60'000};   // per call
   int max_message_bytes = 64 << 20;             // both directions; the daemon's default
+  std::string token;                            // bearer token; empty: none sent
+  TlsFiles tls;                                 // PEM files; none given: plaintext
 };
 
 // The daemon's reply to a health check of one service ("" is the whole server).
@@ -68,7 +78,8 @@ Status StatusFromGrpc(const grpc::Status& status);
 class Client {
  public:
   // Creates the channel. Does not wait for the daemon: an unreachable address shows as
-  // kUnavailable on the first call. kInvalidArgument for an empty address.
+  // kUnavailable on the first call. kInvalidArgument for an empty address, a token that is
+  // not printable ASCII without spaces, or TLS files LoadTlsFiles refuses.
   static Result<std::unique_ptr<Client>> Connect(const ClientOptions& options);
 
   Result<v1::CompileResponse> Compile(const v1::CompileRequest& request);
@@ -89,7 +100,7 @@ class Client {
 
  private:
   Client(const ClientOptions& options, std::shared_ptr<grpc::Channel> channel);
-  // A context carrying this client's per-call deadline.
+  // A context carrying this client's per-call deadline and token.
   std::unique_ptr<grpc::ClientContext> NewContext() const;
 
   ClientOptions options_;

@@ -12,7 +12,10 @@
 //   tilejit disasm HANDLE                     (a binary file still disassembles offline)
 //
 // The address is --server, else $TILEJIT_SERVER; compile and run stay offline without one,
-// the daemon-only commands default to localhost:50051.
+// the daemon-only commands default to localhost:50051. --token (else $TILEJIT_TOKEN) is sent
+// with every call; --tls-ca (else $TILEJIT_TLS_CA) talks TLS to a daemon whose certificate
+// that CA signed, and --tls-cert/--tls-key ($TILEJIT_TLS_CERT, $TILEJIT_TLS_KEY) present a
+// client certificate (client.h, ClientOptions).
 //
 // Exit status as offline: 0 success, 1 kernel errors, findings or NOT_SERVING, 2 usage, I/O
 // or RPC errors. When tilejit is built without the service (TILEJIT_WITH_SERVICE=OFF) every
@@ -23,12 +26,15 @@
 #include <vector>
 
 #include "client/offline.h"
+#include "common/tls_files.h"
 
 namespace tilejit::client {
 
 struct DaemonOptions {
   std::string server;           // host:port; empty: localhost:50051
   double timeout_seconds = 60;  // deadline of each RPC
+  std::string token;            // bearer token; empty: none
+  TlsFiles tls;                 // PEM files; none given: plaintext
 };
 
 // True when this build can talk to a daemon.

@@ -17,6 +17,8 @@ int ReportError(const Status& status) {
 std::optional<std::unique_ptr<Client>> OpenClient(const DaemonOptions& d) {
   ClientOptions options;
   if (!d.server.empty()) options.address = d.server;
+  options.token = d.token;
+  options.tls = d.tls;
   if (!(d.timeout_seconds > 0) || d.timeout_seconds > 1e6) {
     ReportError(InvalidArgument("--timeout must be a positive number of seconds"));
     return std::nullopt;

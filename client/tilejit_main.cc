@@ -5,7 +5,8 @@
 //
 // compile and run are offline unless a daemon is named (--server ADDR or $TILEJIT_SERVER);
 // get, health, stats, cache and trace always talk to a daemon (default localhost:50051);
-// disasm reads a binary file offline, or a handle from the daemon.
+// disasm reads a binary file offline, or a handle from the daemon. --token and --tls-* (or
+// their TILEJIT_* variables) reach a daemon that needs them.
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <string>
@@ -81,12 +82,23 @@ struct Cli {
 
 void DefineGlobalOptions(CLI::App& app, Cli* cli) {
   app.require_subcommand(1);
-  app.fallthrough();  // --server and --timeout may follow the subcommand
+  app.fallthrough();  // --server, --timeout, --token and --tls-* may follow the subcommand
   app.add_option("--server", cli->daemon.server,
                  "tilejitd address host:port; compile and run go through it (default: offline; "
                  "daemon-only commands use localhost:50051)")
       ->envname("TILEJIT_SERVER");
   app.add_option("--timeout", cli->daemon.timeout_seconds, "deadline of each daemon call, seconds");
+  app.add_option("--token", cli->daemon.token,
+                 "bearer token for a daemon started with --auth-tokens")
+      ->envname("TILEJIT_TOKEN");
+  app.add_option("--tls-ca", cli->daemon.tls.ca,
+                 "talk TLS; PEM CA certificates that signed the daemon's certificate")
+      ->envname("TILEJIT_TLS_CA");
+  app.add_option("--tls-cert", cli->daemon.tls.cert,
+                 "PEM client certificate (with --tls-key) for a daemon that requires one")
+      ->envname("TILEJIT_TLS_CERT");
+  app.add_option("--tls-key", cli->daemon.tls.key, "PEM private key of --tls-cert")
+      ->envname("TILEJIT_TLS_KEY");
 }
 
 void DefineKernelCommands(CLI::App& app, Cli* cli) {

@@ -11,8 +11,9 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto
   libhiredis-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libcpp-httplib-dev
   libopenblas-dev libopenblas0-pthread
-  # tests and benchmarks (Node.js and npm for the e2e reflection client: see below)
-  python3 python3-numpy python3-pytest python3-grpcio redis-server binutils
+  # tests and benchmarks (openssl makes the TLS tests' certificates; Node.js and npm for the
+  # e2e reflection client: see below)
+  python3 python3-numpy python3-pytest python3-grpcio redis-server binutils openssl
   # the Python package (client/python: gRPC, protobuf messages) and its tests
   # (tests/client/python): torch 1.13 CPU, per-test timeouts
   python3-protobuf python3-torch python3-pytest-timeout

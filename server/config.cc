@@ -4,9 +4,12 @@
 // are made from it.
 #include "server/config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <toml++/toml.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <functional>
 #include <sstream>
 #include <string_view>
@@ -79,6 +82,20 @@ std::vector<Setting> Settings() {
           "do not count)",
           &C::idle_exit_seconds),
       Row("log-level", "trace, debug, info, warn, error or off", &C::log_level),
+      Row("auth-tokens",
+          "Token file: lines 'ROLE SHA256HEX [NAME]' (roles read < compile < admin); every "
+          "tilejit.v1 call then needs 'authorization: Bearer TOKEN'; reloaded on SIGHUP",
+          &C::auth_tokens),
+      Row("auth-health", "Health checks and reflection need a token too (with --auth-tokens)",
+          &C::auth_health),
+      Row("insecure-listen",
+          "Allow a --listen address other than loopback or unix: without --auth-tokens",
+          &C::insecure_listen),
+      Row("tls-cert", "PEM certificate chain: serve TLS (with --tls-key)", &C::tls_cert),
+      Row("tls-key", "PEM private key of --tls-cert", &C::tls_key),
+      Row("tls-client-ca",
+          "PEM CA certificates: clients must present a certificate they signed (mTLS)",
+          &C::tls_client_ca),
       Row("test-backend-delay-ms",
           "Tests only: each back-end compile sleeps this long first (makes requests overlap)",
           &C::test_backend_delay_ms),
@@ -119,6 +136,25 @@ Status ApplyToml(const std::string& path, const std::vector<Setting>& settings,
   return Status::Ok();
 }
 
+Status ValidateSecurity(const DaemonConfig& c) {
+  if (c.tls_cert.empty() != c.tls_key.empty()) {
+    return InvalidArgument("--tls-cert and --tls-key go together");
+  }
+  if (!c.tls_client_ca.empty() && c.tls_cert.empty()) {
+    return InvalidArgument("--tls-client-ca needs --tls-cert and --tls-key");
+  }
+  if (c.auth_health && c.auth_tokens.empty()) {
+    return InvalidArgument("--auth-health needs --auth-tokens");
+  }
+  if (c.auth_tokens.empty() && !c.insecure_listen && !IsLoopbackListen(c.listen)) {
+    return InvalidArgument("refusing to listen on " + c.listen +
+                           " without tokens: anyone who can reach it could compile, evict and "
+                           "import; give --auth-tokens FILE, or --insecure-listen to serve it "
+                           "without tokens anyway");
+  }
+  return Status::Ok();
+}
+
 Status Validate(const DaemonConfig& c) {
   if (c.workers < 1 || c.workers > 256) return InvalidArgument("--workers must be 1..256");
   if (c.queue_capacity > 1'000'000) return InvalidArgument("--queue-capacity is too large");
@@ -134,10 +170,30 @@ Status Validate(const DaemonConfig& c) {
   if (c.max_concurrent_launches < 1) {
     return InvalidArgument("--max-concurrent-launches must be at least 1");
   }
-  return Status::Ok();
+  return ValidateSecurity(c);
 }
 
 }  // namespace
+
+bool IsLoopbackListen(std::string_view listen) {
+  if (listen.starts_with("unix:")) return true;
+  std::string host;
+  if (listen.starts_with("[")) {
+    const size_t close = listen.find(']');
+    if (close == std::string_view::npos) return false;
+    host = std::string(listen.substr(1, close - 1));
+  } else {
+    const size_t colon = listen.rfind(':');
+    if (colon == std::string_view::npos) return false;
+    host = std::string(listen.substr(0, colon));
+  }
+  for (char& ch : host) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (host == "localhost") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  return inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
 
 Result<DaemonConfig> ParseDaemonConfig(int argc, const char* const* argv, bool* exit_now,
                                        std::string* help) {

@@ -6,12 +6,18 @@
 // Defaults serve on 127.0.0.1:50051 with the SQLite cache under the user's cache directory
 // and no metrics port; nothing else needs to run.
 //
+// Security (issue 16): --auth-tokens names the token file (auth.h); --tls-cert/--tls-key turn
+// TLS on, and --tls-client-ca makes client certificates required. Without --auth-tokens the
+// daemon listens only on a loopback address or a Unix socket, unless --insecure-listen says
+// that anyone who can reach the port may use it.
+//
 // Plain value type; parsing is a pure function of its inputs (and of $XDG_CACHE_HOME/$HOME
 // for the default cache path).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 
@@ -38,6 +44,12 @@ struct DaemonConfig {
   int drain_grace_seconds = 30;
   int64_t idle_exit_seconds = 0;   // exit after this long with no tilejit.v1 call (0: never)
   std::string log_level = "info";  // trace, debug, info, warn, error, off
+  std::string auth_tokens;         // token file (auth.h); empty: no tokens needed
+  bool auth_health = false;        // health and reflection need a token too
+  bool insecure_listen = false;    // allow a non-loopback listen without --auth-tokens
+  std::string tls_cert;            // PEM certificate chain; with tls_key, TLS is on
+  std::string tls_key;             // PEM private key of tls_cert
+  std::string tls_client_ca;       // PEM CA certificates; clients must present a cert it signed
   int test_backend_delay_ms = 0;   // tests only (ServiceOptions::test_backend_delay_ms)
 };
 
@@ -45,5 +57,9 @@ struct DaemonConfig {
 // bad flags or a bad file; `*exit_now` is set (with OK) for --help, whose text is in `*help`.
 Result<DaemonConfig> ParseDaemonConfig(int argc, const char* const* argv, bool* exit_now,
                                        std::string* help);
+
+// True when `listen` (a --listen value) is reachable from this machine only: a Unix socket
+// (unix:PATH), localhost, an IPv4 address in 127.0.0.0/8 or ::1, each with a port.
+bool IsLoopbackListen(std::string_view listen);
 
 }  // namespace tilejit::server

@@ -111,6 +111,7 @@ Result<CompileReply> TileJitGrpcService::CompileOne(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::Compile(grpc::ServerContext* ctx,
                                          const v1::CompileRequest* request,
                                          v1::CompileResponse* response) {
+  if (grpc::Status denied = gate_->Check(*ctx, "Compile"); !denied.ok()) return denied;
   const ActiveCall active(&activity_);
   Result<CompileReply> reply = CompileOne(ctx, *request, nullptr);
   if (!reply.ok()) return ToGrpcStatus(reply.status());
@@ -121,6 +122,7 @@ grpc::Status TileJitGrpcService::Compile(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::CompileStream(grpc::ServerContext* ctx,
                                                const v1::CompileRequest* request,
                                                grpc::ServerWriter<v1::CompileEvent>* writer) {
+  if (grpc::Status denied = gate_->Check(*ctx, "CompileStream"); !denied.ok()) return denied;
   const ActiveCall active(&activity_);
   // Progress arrives on this thread (service.h), so the writer is used by one thread only.
   ProgressFn progress = [writer](const ProgressEvent& e) {
@@ -144,6 +146,7 @@ grpc::Status TileJitGrpcService::CompileStream(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::BatchCompile(grpc::ServerContext* ctx,
                                               const v1::BatchCompileRequest* request,
                                               v1::BatchCompileResponse* response) {
+  if (grpc::Status denied = gate_->Check(*ctx, "BatchCompile"); !denied.ok()) return denied;
   const ActiveCall active(&activity_);
   if (request->requests_size() > kMaxBatch) {
     return Rejected("BatchCompile", InvalidArgument("a batch holds at most " +
@@ -160,9 +163,10 @@ grpc::Status TileJitGrpcService::BatchCompile(grpc::ServerContext* ctx,
   return grpc::Status::OK;
 }
 
-grpc::Status TileJitGrpcService::GetKernel(grpc::ServerContext*,
+grpc::Status TileJitGrpcService::GetKernel(grpc::ServerContext* ctx,
                                            const v1::GetKernelRequest* request,
                                            v1::GetKernelResponse* response) {
+  if (grpc::Status denied = gate_->Check(*ctx, "GetKernel"); !denied.ok()) return denied;
   const ActiveCall active(&activity_);
   Result<KernelInfo> info = core_->GetKernel(request->handle());
   if (!info.ok()) return ToGrpcStatus(info.status());
@@ -177,6 +181,7 @@ grpc::Status TileJitGrpcService::GetKernel(grpc::ServerContext*,
 
 grpc::Status TileJitGrpcService::Launch(grpc::ServerContext* ctx, const v1::LaunchRequest* request,
                                         v1::LaunchResponse* response) {
+  if (grpc::Status denied = gate_->Check(*ctx, "Launch"); !denied.ok()) return denied;
   const ActiveCall active(&activity_);
   Result<LaunchCall> call = LaunchFromProto(*request);
   if (!call.ok()) return Rejected("Launch", call.status());
@@ -186,8 +191,9 @@ grpc::Status TileJitGrpcService::Launch(grpc::ServerContext* ctx, const v1::Laun
   return grpc::Status::OK;
 }
 
-grpc::Status TileJitGrpcService::Stats(grpc::ServerContext*, const v1::StatsRequest*,
+grpc::Status TileJitGrpcService::Stats(grpc::ServerContext* ctx, const v1::StatsRequest*,
                                        v1::StatsResponse* response) {
+  if (grpc::Status denied = gate_->Check(*ctx, "Stats"); !denied.ok()) return denied;
   const ActiveCall active(&activity_);
   ServiceStats s = core_->Stats();
   response->set_entries(s.store.entries);
@@ -206,8 +212,9 @@ grpc::Status TileJitGrpcService::Stats(grpc::ServerContext*, const v1::StatsRequ
   return grpc::Status::OK;
 }
 
-grpc::Status TileJitGrpcService::List(grpc::ServerContext*, const v1::ListRequest* request,
+grpc::Status TileJitGrpcService::List(grpc::ServerContext* ctx, const v1::ListRequest* request,
                                       v1::ListResponse* response) {
+  if (grpc::Status denied = gate_->Check(*ctx, "List"); !denied.ok()) return denied;
   const ActiveCall active(&activity_);
   Result<std::vector<StoreEntryInfo>> entries = core_->List(request->limit());
   if (!entries.ok()) return ToGrpcStatus(entries.status());
@@ -221,8 +228,9 @@ grpc::Status TileJitGrpcService::List(grpc::ServerContext*, const v1::ListReques
   return grpc::Status::OK;
 }
 
-grpc::Status TileJitGrpcService::Evict(grpc::ServerContext*, const v1::EvictRequest* request,
+grpc::Status TileJitGrpcService::Evict(grpc::ServerContext* ctx, const v1::EvictRequest* request,
                                        v1::EvictResponse* response) {
+  if (grpc::Status denied = gate_->Check(*ctx, "Evict"); !denied.ok()) return denied;
   const ActiveCall active(&activity_);
   if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return Rejected("Evict", s);
   Result<size_t> evicted = core_->Evict({request->handles().begin(), request->handles().end()});
@@ -231,20 +239,23 @@ grpc::Status TileJitGrpcService::Evict(grpc::ServerContext*, const v1::EvictRequ
   return grpc::Status::OK;
 }
 
-grpc::Status TileJitGrpcService::Pin(grpc::ServerContext*, const v1::PinRequest* request,
+grpc::Status TileJitGrpcService::Pin(grpc::ServerContext* ctx, const v1::PinRequest* request,
                                      v1::PinResponse*) {
+  if (grpc::Status denied = gate_->Check(*ctx, "Pin"); !denied.ok()) return denied;
   const ActiveCall active(&activity_);
   return ToGrpcStatus(core_->Pin(request->handle()));
 }
 
-grpc::Status TileJitGrpcService::Unpin(grpc::ServerContext*, const v1::PinRequest* request,
+grpc::Status TileJitGrpcService::Unpin(grpc::ServerContext* ctx, const v1::PinRequest* request,
                                        v1::PinResponse*) {
+  if (grpc::Status denied = gate_->Check(*ctx, "Unpin"); !denied.ok()) return denied;
   const ActiveCall active(&activity_);
   return ToGrpcStatus(core_->Unpin(request->handle()));
 }
 
-grpc::Status TileJitGrpcService::Export(grpc::ServerContext*, const v1::ExportRequest* request,
+grpc::Status TileJitGrpcService::Export(grpc::ServerContext* ctx, const v1::ExportRequest* request,
                                         v1::ExportResponse* response) {
+  if (grpc::Status denied = gate_->Check(*ctx, "Export"); !denied.ok()) return denied;
   const ActiveCall active(&activity_);
   if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return Rejected("Export", s);
   auto kernels =
@@ -263,8 +274,9 @@ grpc::Status TileJitGrpcService::Export(grpc::ServerContext*, const v1::ExportRe
   return grpc::Status::OK;
 }
 
-grpc::Status TileJitGrpcService::Import(grpc::ServerContext*, const v1::ImportRequest* request,
+grpc::Status TileJitGrpcService::Import(grpc::ServerContext* ctx, const v1::ImportRequest* request,
                                         v1::ImportResponse* response) {
+  if (grpc::Status denied = gate_->Check(*ctx, "Import"); !denied.ok()) return denied;
   const ActiveCall active(&activity_);
   v1::KernelBundle bundle;
   if (!bundle.ParseFromString(request->bundle())) {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The gRPC face of CompileService: tilejit.v1.TileJit on the synchronous gRPC API. Each
-// method converts its request (proto_convert.h), calls the core with the call's deadline,
+// method first asks the CallGate whether the caller's token may call it (grpc_auth.h), then
+// converts its request (proto_convert.h), calls the core with the call's deadline,
 // cancellation and request id, and converts back. Status codes are mapped in exactly one
-// place, ToGrpcStatus.
+// place, ToGrpcStatus (and authorisation verdicts in its overload in grpc_auth.h).
 //
-// The adapter holds no state of its own beyond the core pointer; thread-safe as the core is.
+// The adapter holds no state of its own beyond the core and gate pointers; thread-safe as the
+// core is.
 #pragma once
 
 #include <atomic>
@@ -13,6 +15,7 @@
 
 #include "common/status.h"
 #include "server/activity.h"
+#include "server/grpc_auth.h"
 #include "server/proto_values.h"
 #include "server/service.h"
 #include "tilejit/v1/tilejit.grpc.pb.h"
@@ -24,8 +27,9 @@ grpc::Status ToGrpcStatus(const Status& status);
 
 class TileJitGrpcService final : public tilejit::v1::TileJit::Service {
  public:
-  // `core` must outlive the adapter.
-  TileJitGrpcService(CompileService* core, ValueLimits limits) : core_(core), limits_(limits) {}
+  // `core` and `gate` must outlive the adapter.
+  TileJitGrpcService(CompileService* core, ValueLimits limits, const CallGate* gate)
+      : core_(core), gate_(gate), limits_(limits) {}
 
   // Every tilejit.v1 call counts here (health and reflection do not).
   const Activity& activity() const { return activity_; }
@@ -63,6 +67,7 @@ class TileJitGrpcService final : public tilejit::v1::TileJit::Service {
                                   const ProgressFn& progress);
 
   CompileService* core_;
+  const CallGate* gate_;
   ValueLimits limits_;
   std::atomic<uint64_t> next_request_id_{1};
   Activity activity_;

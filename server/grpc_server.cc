@@ -7,8 +7,27 @@
 
 namespace tilejit::server {
 
+namespace {
+
+// The port's credentials: plaintext, TLS, or TLS with required client certificates.
+Result<std::shared_ptr<grpc::ServerCredentials>> Credentials(const TlsFiles& tls) {
+  if (!tls.any()) return grpc::InsecureServerCredentials();
+  TILEJIT_ASSIGN_OR_RETURN(TlsPem pem, LoadTlsFiles(tls));
+  if (pem.cert.empty()) return InvalidArgument("a TLS client CA needs a certificate and key");
+  grpc::SslServerCredentialsOptions ssl(
+      pem.ca.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                     : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  ssl.pem_root_certs = pem.ca;
+  ssl.pem_key_cert_pairs.push_back({pem.key, pem.cert});
+  return grpc::SslServerCredentials(ssl);
+}
+
+}  // namespace
+
 GrpcServer::GrpcServer(CompileService* core, const GrpcServerOptions& options)
-    : core_(core), service_(core, options.value_limits) {}
+    : core_(core),
+      gate_(options.tokens, options.auth_health),
+      service_(core, options.value_limits, &gate_) {}
 
 GrpcServer::~GrpcServer() {
   if (!drained_) Drain(std::chrono::milliseconds(0));
@@ -16,11 +35,21 @@ GrpcServer::~GrpcServer() {
 
 Result<std::unique_ptr<GrpcServer>> GrpcServer::Start(CompileService* core,
                                                       const GrpcServerOptions& options) {
+  if (std::vector<std::string> missing = MethodsWithoutRole(); !missing.empty()) {
+    return Internal("tilejit.v1 method " + missing.front() + " has no row in kMethodRoles");
+  }
+  TILEJIT_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
+                           Credentials(options.tls));
   std::unique_ptr<GrpcServer> server(new GrpcServer(core, options));
   // Must run before the builder is made: the plugin registers itself with new builders.
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.address, grpc::InsecureServerCredentials(), &server->port_);
+  builder.AddListeningPort(options.address, credentials, &server->port_);
+  if (server->gate_.gates_open_services()) {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> gates;
+    gates.push_back(OpenServicesInterceptor(&server->gate_));
+    builder.experimental().SetInterceptorCreators(std::move(gates));
+  }
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   grpc::ResourceQuota quota("tilejitd");

@@ -2,6 +2,9 @@
 // GrpcServer: a running gRPC server around a CompileService, with tilejit.v1.TileJit,
 // grpc.health.v1.Health (health_service.h) and server reflection (so grpcurl and other
 // reflection clients need no proto files). Used by tilejitd and by the in-process gRPC test.
+// With a token store, calls need bearer tokens (grpc_auth.h); with a certificate and key, the
+// port speaks TLS only, and with a client CA as well, clients must present a certificate it
+// signed (mTLS).
 //
 //   auto server = GrpcServer::Start(&core, {.address = "127.0.0.1:0"});
 //   int port = (*server)->port();
@@ -18,7 +21,10 @@
 #include <string>
 
 #include "common/result.h"
+#include "common/tls_files.h"
+#include "server/auth.h"
 #include "server/grpc_adapter.h"
+#include "server/grpc_auth.h"
 #include "server/health_service.h"
 #include "server/service.h"
 
@@ -30,6 +36,10 @@ struct GrpcServerOptions {
   int max_message_bytes = 64 << 20;  // both directions
   ValueLimits value_limits;
   int max_threads = 256;  // sync-server threads (in-flight RPCs) before gRPC refuses calls
+  const TokenStore* tokens = nullptr;  // null: no tokens needed; else must outlive the server
+  bool auth_health = false;            // health and reflection need a token too
+  // TLS: cert and key (PEM files) turn it on; ca (client CAs) requires client certificates.
+  TlsFiles tls;
 };
 
 class GrpcServer {
@@ -52,6 +62,7 @@ class GrpcServer {
   GrpcServer(CompileService* core, const GrpcServerOptions& options);
 
   CompileService* core_;
+  CallGate gate_;
   TileJitGrpcService service_;
   HealthService health_;
   std::unique_ptr<grpc::Server> server_;

@@ -3,7 +3,8 @@
 // back end, the launch device (the simulated NPU), the gRPC server (service, health,
 // reflection) and the optional metrics port, then waits for SIGTERM or SIGINT and drains
 // gracefully: health turns NOT_SERVING, new compiles are refused, in-flight RPCs get
-// --drain-grace-seconds, the workers finish, and the cache is closed cleanly.
+// --drain-grace-seconds, the workers finish, and the cache is closed cleanly. SIGHUP reloads
+// the --auth-tokens file (a bad file keeps the tokens in force and logs the error).
 //
 // The signals are blocked before any thread starts and taken with sigwait on the main thread,
 // so no handler ever runs in async-signal context.
@@ -15,6 +16,7 @@
 #include <memory>
 
 #include "runner/sim/sim_device.h"
+#include "server/auth.h"
 #include "server/cache_store.h"
 #include "server/compiler_backend.h"
 #include "server/config.h"
@@ -60,14 +62,30 @@ ServiceOptions ToServiceOptions(const DaemonConfig& c) {
   return o;
 }
 
+void ReloadTokens(TokenStore* tokens) {
+  if (tokens == nullptr) {
+    spdlog::info("SIGHUP: no --auth-tokens file to reload");
+    return;
+  }
+  if (Status s = tokens->Reload(); !s.ok()) {
+    spdlog::error("SIGHUP: {}; the {} tokens loaded before stay in force", s.message(),
+                  tokens->table()->size());
+    return;
+  }
+  spdlog::info("SIGHUP: reloaded {}: {} tokens", tokens->path(), tokens->table()->size());
+}
+
 // Waits for SIGTERM/SIGINT, or (idle_exit_seconds > 0) until no tilejit.v1 call has run for
-// that long; true when it was the idleness.
-bool WaitForStop(const sigset_t& signals, int64_t idle_exit_seconds, const GrpcServer& server) {
+// that long; true when it was the idleness. SIGHUP reloads the tokens and waits on.
+bool WaitForStop(const sigset_t& signals, int64_t idle_exit_seconds, const GrpcServer& server,
+                 TokenStore* tokens) {
   const timespec tick{1, 0};
   while (true) {
     const int sig = idle_exit_seconds > 0 ? sigtimedwait(&signals, nullptr, &tick)
                                           : sigwaitinfo(&signals, nullptr);
-    if (sig > 0) {
+    if (sig == SIGHUP) {
+      ReloadTokens(tokens);
+    } else if (sig > 0) {
       spdlog::info("signal {}: draining", sig);
       return false;
     }
@@ -78,7 +96,35 @@ bool WaitForStop(const sigset_t& signals, int64_t idle_exit_seconds, const GrpcS
   }
 }
 
+// The --auth-tokens file's tokens; null without the flag.
+Result<std::unique_ptr<TokenStore>> OpenTokens(const DaemonConfig& config) {
+  if (config.auth_tokens.empty()) return std::unique_ptr<TokenStore>();
+  TILEJIT_ASSIGN_OR_RETURN(std::unique_ptr<TokenStore> tokens,
+                           TokenStore::Open(config.auth_tokens));
+  spdlog::info("--auth-tokens {}: {} tokens", tokens->path(), tokens->table()->size());
+  return tokens;
+}
+
+// The start-up line: where, how the port is protected, which compiler; and a warning when
+// nothing protects a port others can reach (--insecure-listen).
+void LogServing(const DaemonConfig& c, int port, const std::string& fingerprint) {
+  const char* transport = c.tls_cert.empty()        ? "plaintext"
+                          : c.tls_client_ca.empty() ? "TLS"
+                                                    : "TLS, client certificates required";
+  spdlog::info("tilejitd serving on {} (port {}; {}; {}), compiler {}", c.listen, port, transport,
+               c.auth_tokens.empty() ? "no tokens" : "tokens required", fingerprint);
+  if (c.auth_tokens.empty() && !IsLoopbackListen(c.listen)) {
+    spdlog::warn("--insecure-listen: anyone who can reach {} may compile, evict and import",
+                 c.listen);
+  }
+}
+
 int Run(const DaemonConfig& config, const sigset_t& signals) {
+  Result<std::unique_ptr<TokenStore>> tokens = OpenTokens(config);
+  if (!tokens.ok()) {
+    spdlog::critical("--auth-tokens: {}", tokens.status().message());
+    return 1;
+  }
   Result<std::unique_ptr<KernelStore>> store = OpenStore(config);
   if (!store.ok()) {
     spdlog::critical("cannot open the kernel cache: {}", store.status().ToString());
@@ -90,6 +136,9 @@ int Run(const DaemonConfig& config, const sigset_t& signals) {
   grpc_options.address = config.listen;
   grpc_options.max_message_bytes = config.max_message_bytes;
   grpc_options.max_threads = config.max_rpc_threads;
+  grpc_options.tokens = tokens->get();
+  grpc_options.auth_health = config.auth_health;
+  grpc_options.tls = {config.tls_client_ca, config.tls_cert, config.tls_key};
   Result<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(&core, grpc_options);
   if (!server.ok()) {
     spdlog::critical("{}", server.status().message());
@@ -108,9 +157,8 @@ int Run(const DaemonConfig& config, const sigset_t& signals) {
   // One machine-readable line on stdout (tests and scripts read the chosen port from it).
   std::printf("tilejitd listening on port %d\n", (*server)->port());
   std::fflush(stdout);
-  spdlog::info("tilejitd serving on {} (port {}), compiler {}", config.listen, (*server)->port(),
-               core.fingerprint());
-  if (WaitForStop(signals, config.idle_exit_seconds, **server)) {
+  LogServing(config, (*server)->port(), core.fingerprint());
+  if (WaitForStop(signals, config.idle_exit_seconds, **server, tokens->get())) {
     spdlog::info("idle for {} s: draining (grace {} s)", config.idle_exit_seconds,
                  config.drain_grace_seconds);
   }
@@ -128,6 +176,7 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   bool exit_now = false;

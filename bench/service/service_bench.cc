@@ -10,10 +10,15 @@
 //   3. throughput of 32 threads sharing that channel, hit Compile against Health/Check,
 //      alternating rounds;
 //   4. SQLite get and put p50/p99 (cache/sqlite_store.h directly, in --store-dir) with entries
-//      made of the real binaries and metadata the daemon returned in step 1.
+//      made of the real binaries and metadata the daemon returned in step 1;
+//   5. with --auth-address and --token (a second daemon, started with --auth-tokens): the cost
+//      of authorization per call, as the p50 of a cache-hit Compile carrying the token on that
+//      daemon against the same hit without a token on the first, interleaved call by call
+//      (ABBA), beside the check alone timed in process; and steps 2 and 3's hit/health ratios
+//      on the daemon with tokens.
 // Prints a table of numbers and ratios; targets are printed, not enforced.
 // Flags: --address=HOST:PORT --kernels=DIR --store-dir=DIR [--calls=N] [--threads=N]
-//        [--per-thread=N] [--rounds=N] [--store-ops=N]
+//        [--per-thread=N] [--rounds=N] [--store-ops=N] [--auth-address=HOST:PORT --token=T]
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
@@ -31,6 +36,8 @@
 #include "bench/bench_stats.h"
 #include "cache/sqlite_store.h"
 #include "client/client.h"
+#include "common/sha256.h"
+#include "server/auth.h"
 
 namespace {
 
@@ -227,6 +234,76 @@ void SqliteFigures(const std::string& dir, const std::vector<v1::CompileResponse
               misses ? "   SOME GETS MISSED" : "");
 }
 
+// The daemon's check of one call in process (server/auth.h): the token's SHA-256 and a
+// constant-time comparison with each of `entries` digests; seconds per call.
+double CheckSeconds(size_t entries) {
+  std::string file;
+  for (size_t i = 0; i < entries; ++i) {
+    file += "compile " + tilejit::Sha256Hex("token-" + std::to_string(i)) + "\n";
+  }
+  auto table = tilejit::server::TokenTable::Parse(file, "bench");
+  const std::string header = "Bearer token-" + std::to_string(entries - 1);
+  constexpr int kChecks = 100000;
+  int allowed = 0;
+  Timer t;
+  for (int i = 0; i < kChecks; ++i) {
+    using tilejit::server::Authorize;
+    if (Authorize(*table, header, tilejit::server::Role::kCompile, "X").allowed()) ++allowed;
+  }
+  const double seconds = t.Elapsed() / kChecks;
+  return allowed == kChecks ? seconds : -1;
+}
+
+// Steps 2 and 3's ratios on the daemon with tokens; false when a call failed.
+bool TokenedRatios(Client& tokened, const v1::CompileRequest& hit, int calls, int threads,
+                   int per_thread, int rounds) {
+  LatencyFigures lat = Latencies(tokened, hit, calls);
+  const double h50 = Percentile(lat.health, 50), c50 = Percentile(lat.hit, 50);
+  std::printf("  %-40s %9.2fx   target <= 1.5x\n", "tokens on: hit p50 / health p50", c50 / h50);
+  std::vector<double> health_rate, hit_rate;
+  bool tp_ok = true;
+  for (int r = 0; r < rounds; ++r) {
+    health_rate.push_back(Throughput(tokened, nullptr, threads, per_thread, &tp_ok));
+    hit_rate.push_back(Throughput(tokened, &hit, threads, per_thread, &tp_ok));
+  }
+  std::printf("  %-40s %9.2fx   target >= 0.6x%s\n", "tokens on: hit / health throughput",
+              Percentile(hit_rate, 50) / Percentile(health_rate, 50),
+              tp_ok ? "" : "   SOME CALLS FAILED");
+  return lat.all_ok && tp_ok;
+}
+
+// Step 5: hit Compile without a token on `plain` and with one on `tokened`, interleaved, and
+// tokened's hit/health ratios (latency, then 32-thread throughput).
+bool AuthFigures(Client& plain, Client& tokened, const v1::CompileRequest& hit, int calls,
+                 int threads, int per_thread, int rounds) {
+  for (int i = 0; i < 200; ++i) (void)tokened.Health(), (void)tokened.Compile(hit);
+  std::vector<double> without, with;
+  bool ok = true;
+  auto timed_hit = [&hit, &ok](Client& client, std::vector<double>* out) {
+    Timer t;
+    auto r = client.Compile(hit);
+    out->push_back(t.Elapsed());
+    ok = ok && r.ok() && HitIsComplete(*r);
+  };
+  for (int i = 0; i < calls; ++i) {  // ABBA: which daemon goes first alternates
+    if (i % 2 == 0) timed_hit(plain, &without);
+    timed_hit(tokened, &with);
+    if (i % 2 == 1) timed_hit(plain, &without);
+  }
+  const double w50 = Percentile(without, 50), t50 = Percentile(with, 50);
+  std::printf("\nauthorization (second daemon with --auth-tokens), %d interleaved calls each\n",
+              calls);
+  std::printf("  %-40s %10.1f us   p99 %8.1f us\n", "hit p50, no tokens", w50 * 1e6,
+              Percentile(without, 99) * 1e6);
+  std::printf("  %-40s %10.1f us   p99 %8.1f us%s\n", "hit p50, bearer token checked", t50 * 1e6,
+              Percentile(with, 99) * 1e6, ok ? "" : "   SOME CALLS FAILED OR WERE NOT HITS");
+  std::printf("  %-40s %9.2fx   (%+.1f us per call)\n", "with token / without", t50 / w50,
+              (t50 - w50) * 1e6);
+  std::printf("  %-40s %10.2f us   (%.2f us with 100 tokens in the file)\n",
+              "the check itself, in process", CheckSeconds(1) * 1e6, CheckSeconds(100) * 1e6);
+  return ok && TokenedRatios(tokened, hit, calls, threads, per_thread, rounds);
+}
+
 int Main(int argc, char** argv) {
   tilejit::client::ClientOptions options;
   options.address = Flag(argc, argv, "address", "127.0.0.1:50051");
@@ -237,6 +314,7 @@ int Main(int argc, char** argv) {
   const int per_thread = std::stoi(Flag(argc, argv, "per-thread", "250"));
   const int rounds = std::stoi(Flag(argc, argv, "rounds", "5"));
   const int store_ops = std::stoi(Flag(argc, argv, "store-ops", "300"));
+  const std::string auth_address = Flag(argc, argv, "auth-address", "");
   auto client = Client::Connect(options);
   if (!client.ok() || !(*client)->Health().ok()) {
     std::fprintf(stderr, "no daemon at %s\n", options.address.c_str());
@@ -291,7 +369,16 @@ int Main(int argc, char** argv) {
   std::printf("  %-40s %9.2fx   target >= 0.6x\n", "hit / health", cr / hr);
 
   if (!store_dir.empty()) SqliteFigures(store_dir, compiled, **client, store_ops);
-  return lat.all_ok && tp_ok ? 0 : 1;
+  bool auth_ok = true;
+  if (!auth_address.empty()) {
+    tilejit::client::ClientOptions auth_options;
+    auth_options.address = auth_address;
+    auth_options.token = Flag(argc, argv, "token", "");
+    auto tokened = Client::Connect(auth_options);
+    auth_ok = tokened.ok() &&
+              AuthFigures(**client, **tokened, expert->request, calls, threads, per_thread, rounds);
+  }
+  return lat.all_ok && tp_ok && auth_ok ? 0 : 1;
 }
 
 }  // namespace

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // tilejit::Client over real gRPC: a GrpcServer around a CompileService with the production
-// compiler back end and an in-memory store, on a random loopback port.
+// compiler back end and an in-memory store, on a random loopback port (with a token file in
+// ClientTokenTest).
 #include "client/client.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
+#include "common/sha256.h"
 #include "runner/sim/sim_device.h"
+#include "server/auth.h"
 #include "server/compiler_backend.h"
 #include "server/grpc_server.h"
 
@@ -183,6 +188,81 @@ TEST(ClientConnect, UnreachableDaemonIsUnavailableNamingTheAddress) {
   EXPECT_NE(st.message().find("127.0.0.1:1"), std::string::npos) << st;
 }
 
+// A daemon with tokens: the client's token goes with every call, health included.
+class ClientTokenTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("tilejit_client_tokens_" + std::to_string(getpid()) + ".txt"))
+                .string();
+    std::ofstream(path_) << "compile " << Sha256Hex("build") << " ci\n"
+                         << "admin " << Sha256Hex("ops") << " oncall\n";
+    auto tokens = server::TokenStore::Open(path_);
+    ASSERT_TRUE(tokens.ok()) << tokens.status();
+    tokens_ = std::move(tokens).value();
+    core_ = std::make_unique<server::CompileService>(
+        server::ServiceOptions{}, server::NewCompilerBackend(),
+        std::make_unique<server::MemoryKernelStore>(), runner::sim::SimDeviceFactory());
+    server::GrpcServerOptions options;
+    options.address = "127.0.0.1:0";
+    options.tokens = tokens_.get();
+    options.auth_health = true;
+    auto server = server::GrpcServer::Start(core_.get(), options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(server).value();
+  }
+  void TearDown() override {
+    server_.reset();
+    core_.reset();
+    std::filesystem::remove(path_);
+  }
+  std::unique_ptr<Client> Connect(const std::string& token) {
+    ClientOptions options;
+    options.address = "127.0.0.1:" + std::to_string(server_->port());
+    options.token = token;
+    auto client = Client::Connect(options);
+    EXPECT_TRUE(client.ok()) << client.status();
+    return client.ok() ? std::move(client).value() : nullptr;
+  }
+
+  std::string path_;
+  std::unique_ptr<server::TokenStore> tokens_;
+  std::unique_ptr<server::CompileService> core_;
+  std::unique_ptr<server::GrpcServer> server_;
+};
+
+TEST_F(ClientTokenTest, SendsItsTokenWithEveryCall) {
+  std::unique_ptr<Client> ops = Connect("ops");
+  ASSERT_TRUE(ops->Health().ok());
+  Result<v1::CompileResponse> r = ops->Compile(BuildCompileRequest(GemmExpert()));
+  ASSERT_TRUE(r.ok()) << r.status();
+  Result<uint32_t> evicted = ops->Evict({r->handle()});
+  ASSERT_TRUE(evicted.ok()) << evicted.status();
+  EXPECT_EQ(*evicted, 1u);
+}
+
+TEST_F(ClientTokenTest, RefusedTokensAreInvalidArgumentNamingTheWireCode) {
+  const Status none = Connect("")->Stats().status();
+  EXPECT_EQ(none.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(none.message().starts_with("UNAUTHENTICATED: ")) << none;
+  EXPECT_TRUE(Connect("")->Health().status().message().starts_with("UNAUTHENTICATED: "));
+  const Status low = Connect("build")->Evict({"tj1_" + std::string(64, '0')}).status();
+  EXPECT_EQ(low.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(low.message(),
+            "PERMISSION_DENIED: Evict needs the admin role; token 'ci' has the compile role");
+}
+
+TEST(ClientConnect, RefusesATokenThatCannotBeAHeaderAndUnreadableTlsFiles) {
+  ClientOptions options;
+  options.token = "two words";
+  EXPECT_EQ(Client::Connect(options).status().code(), StatusCode::kInvalidArgument);
+  options.token = "ok";
+  options.tls.ca = "/nonexistent/ca.pem";
+  Status st = Client::Connect(options).status();
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("/nonexistent/ca.pem"), std::string::npos) << st;
+}
+
 TEST(ClientConnect, RefusesAnEmptyAddress) {
   ClientOptions options;
   options.address = "";
@@ -198,6 +278,8 @@ TEST(StatusFromGrpc, MapsEveryDocumentedCode) {
   EXPECT_EQ(code(grpc::StatusCode::DEADLINE_EXCEEDED), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(code(grpc::StatusCode::UNAVAILABLE), StatusCode::kUnavailable);
   EXPECT_EQ(code(grpc::StatusCode::INTERNAL), StatusCode::kInternal);
+  EXPECT_EQ(code(grpc::StatusCode::UNAUTHENTICATED), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(grpc::StatusCode::PERMISSION_DENIED), StatusCode::kInvalidArgument);
   EXPECT_EQ(StatusFromGrpc(grpc::Status(grpc::StatusCode::NOT_FOUND, "no such")).message(),
             "no such");
 }

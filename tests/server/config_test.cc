@@ -37,8 +37,9 @@ TEST(DaemonConfig, DefaultsServeOnLoopbackWithoutMetrics) {
 }
 
 TEST(DaemonConfig, FlagsOverrideTheFileWhichOverridesDefaults) {
-  const std::string path =
-      WriteToml("listen = \"0.0.0.0:6000\"\nworkers = 3\nmemory_only = true\n");
+  const std::string path = WriteToml(
+      "listen = \"0.0.0.0:6000\"\ninsecure_listen = true\nworkers = 3\n"
+      "memory_only = true\n");
   Result<DaemonConfig> c = Parse({"--config", path.c_str(), "--workers", "5"});
   std::filesystem::remove(path);
   ASSERT_TRUE(c.ok()) << c.status();
@@ -74,6 +75,53 @@ TEST(DaemonConfig, BadFlagsAreErrors) {
   EXPECT_FALSE(Parse({"--metrics-port", "70000"}).ok());
   EXPECT_FALSE(Parse({"--test-backend-delay-ms", "-1"}).ok());
   EXPECT_FALSE(Parse({"--config", "/nonexistent/tilejitd.toml"}).ok());
+}
+
+TEST(DaemonConfig, RefusesANonLoopbackListenWithoutTokensNamingBothFlags) {
+  for (const char* listen : {"0.0.0.0:50051", "[::]:50051", ":50051", "10.1.2.3:50051",
+                             "build-host.example:50051", "128.0.0.1:50051"}) {
+    Result<DaemonConfig> c = Parse({"--listen", listen});
+    ASSERT_FALSE(c.ok()) << listen;
+    EXPECT_NE(c.status().message().find(listen), std::string::npos) << c.status();
+    EXPECT_NE(c.status().message().find("--auth-tokens"), std::string::npos) << c.status();
+    EXPECT_NE(c.status().message().find("--insecure-listen"), std::string::npos) << c.status();
+  }
+  EXPECT_TRUE(Parse({"--listen", "0.0.0.0:50051", "--insecure-listen"}).ok());
+  EXPECT_TRUE(Parse({"--listen", "0.0.0.0:50051", "--auth-tokens", "/etc/tokens"}).ok());
+}
+
+TEST(DaemonConfig, LoopbackAddressesAndUnixSocketsNeedNoTokens) {
+  for (const char* listen : {"127.0.0.1:50051", "127.8.9.10:0", "[::1]:50051", "localhost:50051",
+                             "LocalHost:1", "unix:/tmp/tilejitd.sock", "unix:///tmp/t.sock"}) {
+    EXPECT_TRUE(IsLoopbackListen(listen)) << listen;
+    EXPECT_TRUE(Parse({"--listen", listen}).ok()) << listen;
+  }
+  for (const char* listen : {"0.0.0.0:1", "[::]:1", "[::ffff:10.0.0.1]:1", "::1", "localhost",
+                             "[::1", "192.168.1.2:1", "localhost.evil.example:1"}) {
+    EXPECT_FALSE(IsLoopbackListen(listen)) << listen;
+  }
+}
+
+TEST(DaemonConfig, SecurityFlagsComeFromFlagsOrTheFileAndMustAgree) {
+  const std::string path = WriteToml(
+      "auth_tokens = \"/etc/tilejit/tokens\"\nauth_health = true\ntls_cert = \"c.pem\"\n"
+      "tls_key = \"k.pem\"\ntls_client_ca = \"ca.pem\"\n");
+  Result<DaemonConfig> c = Parse({"--config", path.c_str()});
+  std::filesystem::remove(path);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->auth_tokens, "/etc/tilejit/tokens");
+  EXPECT_TRUE(c->auth_health);
+  EXPECT_EQ(c->tls_cert, "c.pem");
+  EXPECT_EQ(c->tls_key, "k.pem");
+  EXPECT_EQ(c->tls_client_ca, "ca.pem");
+  auto error = [](std::vector<const char*> args) {
+    Result<DaemonConfig> r = Parse(std::move(args));
+    return r.ok() ? std::string() : r.status().message();
+  };
+  EXPECT_EQ(error({"--tls-cert", "c.pem"}), "--tls-cert and --tls-key go together");
+  EXPECT_EQ(error({"--tls-key", "k.pem"}), "--tls-cert and --tls-key go together");
+  EXPECT_EQ(error({"--tls-client-ca", "ca.pem"}), "--tls-client-ca needs --tls-cert and --tls-key");
+  EXPECT_EQ(error({"--auth-health"}), "--auth-health needs --auth-tokens");
 }
 
 }  // namespace

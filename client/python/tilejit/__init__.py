@@ -14,11 +14,12 @@
 
 Public API: jit, compile, batch_compile, connect, language (T), cache (clear_cache,
 disable_cache, ...), PassConfigKey, DataType, cdiv, next_power_of_2, Kernel (JITKernel),
-CompileError (a tvm.TVMError), ClientValueError, ServiceUnavailableError,
-KernelFindingError. Environment: TILEJIT_SERVER, TILEJIT_LAUNCH (local | remote),
-TILEJIT_CHECK (1: checked launches), TILEJIT_CACHE_DIR / TILEJIT_CACHE_MAX_BYTES (the local
-binary cache), TILEJITD and TILEJIT_IDLE_EXIT_SECONDS (the private daemon). See the README's
-package section.
+CompileError (a tvm.TVMError), ClientValueError, ServiceUnavailableError, AuthError,
+KernelFindingError. Environment: TILEJIT_SERVER, TILEJIT_TOKEN and TILEJIT_TLS_CA,
+TILEJIT_TLS_CERT, TILEJIT_TLS_KEY (a daemon with tokens or TLS; tilejit.connect),
+TILEJIT_LAUNCH (local | remote), TILEJIT_CHECK (1: checked launches), TILEJIT_CACHE_DIR /
+TILEJIT_CACHE_MAX_BYTES (the local binary cache), TILEJITD and TILEJIT_IDLE_EXIT_SECONDS (the
+private daemon). See the README's package section.
 """
 import os as _os
 import pkgutil as _pkgutil
@@ -43,7 +44,7 @@ from ._jit import CompileWarning, JitFunction, batch_compile, compile, jit  # no
 from ._kernel import Kernel, KernelMetadata, KernelParam, LaunchInfo  # noqa: E402
 from ._passconfig import PassConfigKey  # noqa: E402
 from .cache import disable_cache, enable_cache, is_cache_enabled  # noqa: E402
-from .errors import (ClientValueError, CompileError, DeviceOnlyError,  # noqa: E402
+from .errors import (AuthError, ClientValueError, CompileError, DeviceOnlyError,  # noqa: E402
                      KernelFindingError, ServiceUnavailableError, TVMError)
 from .math import cdiv, next_power_of_2  # noqa: E402
 
@@ -61,5 +62,5 @@ if _os.environ.get("TILEJIT_CLEAR_CACHE") == "1" or \
 __all__ = ["jit", "compile", "batch_compile", "connect", "language", "cache", "PassConfigKey",
            "DataType", "cdiv", "next_power_of_2", "Kernel", "JITKernel", "KernelMetadata",
            "KernelParam", "LaunchInfo", "JitFunction", "CompileError", "CompileWarning",
-           "ClientValueError", "ServiceUnavailableError", "KernelFindingError",
+           "ClientValueError", "ServiceUnavailableError", "AuthError", "KernelFindingError",
            "DeviceOnlyError", "TVMError", "disable_cache", "enable_cache", "is_cache_enabled"]

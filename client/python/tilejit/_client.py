@@ -10,6 +10,12 @@ Which daemon, in order:
 A configured daemon (1, 2) that does not answer is a ServiceUnavailableError naming its
 address and how to start one; tilejit never starts a daemon in its place.
 
+Security, for the daemons of 1-3 (the private daemon needs none): a bearer token (connect's
+`token`, else $TILEJIT_TOKEN) goes with every call as `authorization: Bearer TOKEN`; TLS is on
+when a CA file (`tls_ca`, else $TILEJIT_TLS_CA) or a client certificate (`tls_cert` and
+`tls_key`, else $TILEJIT_TLS_CERT and $TILEJIT_TLS_KEY) is given. A refused token is an
+AuthError.
+
 Fork safety: a forked child (a DataLoader worker) must not use its parent's gRPC channel, so
 the connection is per process: an at-fork hook drops the parent's (without closing it: that
 is the parent's) and the child connects again on first use. Kernels already compiled need no
@@ -25,7 +31,7 @@ import threading
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "1")
 
 from . import _wire  # noqa: E402
-from .errors import CompileError, ServiceUnavailableError  # noqa: E402
+from .errors import AuthError, CompileError, ServiceUnavailableError  # noqa: E402
 
 DEFAULT_SERVER = "localhost:50051"
 _MAX_MESSAGE = 512 << 20  # binaries are at most 256 MiB; Launch carries tensors
@@ -45,18 +51,65 @@ def _how_to_start(address):
             f"`tilejitd --listen {address}`")
 
 
+class Security:
+    """A bearer token and TLS files (paths) for one daemon; empty fields are "not used"."""
+    __slots__ = ("token", "tls_ca", "tls_cert", "tls_key")
+
+    def __init__(self, token=None, tls_ca=None, tls_cert=None, tls_key=None):
+        self.token, self.tls_ca = token or "", tls_ca or ""
+        self.tls_cert, self.tls_key = tls_cert or "", tls_key or ""
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("tls_cert and tls_key go together (a client certificate and its "
+                             "private key)")
+
+    @classmethod
+    def from_env(cls, token=None, tls_ca=None, tls_cert=None, tls_key=None):
+        """The arguments given, each else its TILEJIT_* environment variable."""
+        env = os.environ.get
+        return cls(token if token is not None else env("TILEJIT_TOKEN"),
+                   tls_ca if tls_ca is not None else env("TILEJIT_TLS_CA"),
+                   tls_cert if tls_cert is not None else env("TILEJIT_TLS_CERT"),
+                   tls_key if tls_key is not None else env("TILEJIT_TLS_KEY"))
+
+    def tls(self):
+        return bool(self.tls_ca or self.tls_cert)
+
+    def credentials(self, grpc, address):
+        def read(path, what):
+            try:
+                with open(path, "rb") as f:
+                    return f.read()
+            except OSError as e:
+                raise ServiceUnavailableError(f"cannot read the TLS {what} file {path} for "
+                                              f"{address}: {e.strerror}", address) from None
+        return grpc.ssl_channel_credentials(
+            root_certificates=read(self.tls_ca, "CA") if self.tls_ca else None,
+            private_key=read(self.tls_key, "key") if self.tls_key else None,
+            certificate_chain=read(self.tls_cert, "certificate") if self.tls_cert else None)
+
+
+NO_SECURITY = Security()
+
+
 class Client:
     """One channel to one daemon, for the process that made it. `origin` says how the address
-    was chosen ("connect", "TILEJIT_SERVER", "default", "private")."""
+    was chosen ("connect", "TILEJIT_SERVER", "default", "private"); `security` holds its token
+    and TLS files."""
 
-    def __init__(self, address, origin):
+    def __init__(self, address, origin, security=NO_SECURITY):
         import grpc
         pb, health = _wire.modules()
         self.address, self.origin, self.pid = address, origin, os.getpid()
         self._grpc = grpc
-        self.channel = grpc.insecure_channel(address, options=[
-            ("grpc.max_receive_message_length", _MAX_MESSAGE),
-            ("grpc.max_send_message_length", _MAX_MESSAGE)])
+        options = [("grpc.max_receive_message_length", _MAX_MESSAGE),
+                   ("grpc.max_send_message_length", _MAX_MESSAGE)]
+        if security.tls():
+            self.channel = grpc.secure_channel(address, security.credentials(grpc, address),
+                                               options=options)
+        else:
+            self.channel = grpc.insecure_channel(address, options=options)
+        self._metadata = (("authorization", "Bearer " + security.token),) if security.token \
+            else None
         self._calls = {}
         for name, (req, resp) in _METHODS.items():
             self._calls[name] = self.channel.unary_unary(
@@ -70,21 +123,39 @@ class Client:
         self._health_request = health.HealthCheckRequest(service="")
         self._serving = health.HealthCheckResponse.SERVING
 
+    def _auth_error(self, method, e):
+        """The AuthError for a refused call, or None when `e` is another failure."""
+        grpc = self._grpc
+        code = e.code() if hasattr(e, "code") else None
+        if code not in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+            return None
+        return AuthError(f"tilejitd at {self.address} refused {method}: {code.name}: "
+                         f"{e.details()}", code.name, self.address)
+
     def healthy(self, timeout=_HEALTH_TIMEOUT):
         """True when the daemon answers its health check with SERVING."""
         try:
-            r = self._health(self._health_request, timeout=timeout, wait_for_ready=False)
-        except self._grpc.RpcError:
+            r = self._health(self._health_request, timeout=timeout, wait_for_ready=False,
+                             metadata=self._metadata)
+        except self._grpc.RpcError as e:
+            refused = self._auth_error("Health/Check", e)
+            if refused is not None:  # a daemon started with --auth-health
+                raise refused from None
             return False
         return r.status == self._serving
 
     def call(self, method, request, timeout=None):
-        """One RPC; UNAVAILABLE and DEADLINE_EXCEEDED become ServiceUnavailableError, other
-        failures CompileError carrying the daemon's status and message."""
+        """One RPC; UNAVAILABLE and DEADLINE_EXCEEDED become ServiceUnavailableError,
+        UNAUTHENTICATED and PERMISSION_DENIED AuthError, other failures CompileError carrying
+        the daemon's status and message."""
         grpc = self._grpc
         try:
-            return self._calls[method](request, timeout=timeout or _TIMEOUTS[method])
+            return self._calls[method](request, timeout=timeout or _TIMEOUTS[method],
+                                       metadata=self._metadata)
         except grpc.RpcError as e:
+            refused = self._auth_error(method, e)
+            if refused is not None:
+                raise refused from None
             code = e.code() if hasattr(e, "code") else None
             details = e.details() if hasattr(e, "details") else str(e)
             if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
@@ -100,24 +171,40 @@ class Client:
 
 
 _lock = threading.RLock()
-_explicit = None   # the address of tilejit.connect
+_explicit = None   # (address, Security) of tilejit.connect
 _current = None    # this process's Client
 _orphans = []      # a forked child keeps its parent's channel objects alive, unused
 
 
-def connect(address):
+def _healthy_or_close(c):
+    """c.healthy(); c is closed unless it is (an AuthError closes it too)."""
+    try:
+        if c.healthy():
+            return True
+    except AuthError:
+        c.close()
+        raise
+    c.close()
+    return False
+
+
+def connect(address, token=None, tls_ca=None, tls_cert=None, tls_key=None):
     """Uses the daemon at `address` ("host:port" or "unix:PATH") from now on in this process;
-    ServiceUnavailableError if it does not answer. Returns the address."""
+    ServiceUnavailableError if it does not answer. `token`: the bearer token of a daemon
+    started with --auth-tokens; `tls_ca`: the PEM CA file that signed the daemon's
+    certificate (TLS); `tls_cert`, `tls_key`: a client certificate for a daemon that requires
+    one. Each defaults to its environment variable (TILEJIT_TOKEN, TILEJIT_TLS_CA,
+    TILEJIT_TLS_CERT, TILEJIT_TLS_KEY). Returns the address."""
     global _explicit, _current
+    security = Security.from_env(token, tls_ca, tls_cert, tls_key)
     with _lock:
-        c = Client(address, "connect")
-        if not c.healthy():
-            c.close()
+        c = Client(address, "connect", security)
+        if not _healthy_or_close(c):
             raise ServiceUnavailableError(f"no tilejitd answers at {address} (tilejit.connect); "
                                           f"{_how_to_start(address)}", address)
         if _current is not None and _current.pid == os.getpid():
             _current.close()
-        _explicit, _current = address, c
+        _explicit, _current = (address, security), c
     return address
 
 
@@ -132,12 +219,12 @@ def _port_open(address, timeout=0.3):
 
 def _resolve():
     """A Client for the daemon this process should use (see the module docstring)."""
-    configured = _explicit or os.environ.get("TILEJIT_SERVER", "")
+    configured, security = _explicit or (os.environ.get("TILEJIT_SERVER", ""), None)
+    security = security or Security.from_env()
     if configured:
         origin = "connect" if _explicit else "TILEJIT_SERVER"
-        c = Client(configured, origin)
-        if not c.healthy():
-            c.close()
+        c = Client(configured, origin, security)
+        if not _healthy_or_close(c):
             source = "tilejit.connect" if _explicit else "$TILEJIT_SERVER"
             raise ServiceUnavailableError(
                 f"no tilejitd answers at {configured} (from {source}); "
@@ -146,10 +233,9 @@ def _resolve():
         return c
     default = os.environ.get("TILEJIT_DEFAULT_SERVER", DEFAULT_SERVER)
     if default and _port_open(default):
-        c = Client(default, "default")
-        if c.healthy():
+        c = Client(default, "default", security)
+        if _healthy_or_close(c):
             return c
-        c.close()
     from . import _daemon
     return Client(_daemon.ensure_private_daemon(), "private")
 

@@ -59,6 +59,17 @@ class ServiceUnavailableError(ConnectionError):
         self.address = address
 
 
+class AuthError(PermissionError):
+    """tilejitd refused the call's token: `code` is "UNAUTHENTICATED" (no token, or one it
+    does not know) or "PERMISSION_DENIED" (the token's role may not make this call); the
+    message names the call and the daemon's reason."""
+
+    def __init__(self, message, code, address=None):
+        super().__init__(message)
+        self.code = code
+        self.address = address
+
+
 class KernelFindingError(RuntimeError):
     """A checked launch found problems in the kernel (races, bounds, ...). `findings` holds
     (kind, block, message) with the user's file:line:col in each message; `report` the

@@ -52,26 +52,37 @@ def die_with_parent():
 
 
 class Daemon:
-    """A tilejitd on unix:<folder>/tilejitd.sock, started and reaped by its owner."""
+    """A tilejitd on unix:<folder>/tilejitd.sock (tcp=True: on a free 127.0.0.1 port, its
+    address 127.0.0.1:PORT), started and reaped by its owner."""
 
-    def __init__(self, folder, *flags):
+    def __init__(self, folder, *flags, tcp=False):
         self.folder = folder
         self.sock = os.path.join(folder, "tilejitd.sock")
         self.address = "unix:" + self.sock
         self.log_path = os.path.join(folder, "tilejitd.log")
         log = open(self.log_path, "ab")
+        listen = "127.0.0.1:0" if tcp else self.address
         self.proc = subprocess.Popen(
-            [tilejitd_path(), "--listen", self.address, "--cache-path",
+            [tilejitd_path(), "--listen", listen, "--cache-path",
              os.path.join(folder, "kernels.sqlite"), "--drain-grace-seconds", "5", *flags],
             stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
             preexec_fn=die_with_parent)
         log.close()
         deadline = time.monotonic() + 60
-        while not os.path.exists(self.sock):
+        while not self._listening(tcp):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError(f"tilejitd did not start; log:\n{self.log()}")
             time.sleep(0.02)
+
+    def _listening(self, tcp):
+        if not tcp:
+            return os.path.exists(self.sock)
+        for line in self.log().splitlines():
+            if line.startswith("tilejitd listening on port "):
+                self.address = "127.0.0.1:" + line.rsplit(" ", 1)[1]
+                return True
+        return False
 
     def log(self):
         try:

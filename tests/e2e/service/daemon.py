@@ -8,7 +8,8 @@ process group if the daemon does not drain in time; it is safe to call twice
 and is also registered with atexit; the daemon also dies with the test process
 (PR_SET_PDEATHSIG), so a failing or killed test never leaks a daemon.
 
-Daemon(..., metrics=True) also serves Prometheus metrics on a free loopback
+Daemon(..., listen="0.0.0.0:0") listens elsewhere than 127.0.0.1 (the port line and
+`address`, 127.0.0.1:PORT, stay as they are). Daemon(..., metrics=True) also serves Prometheus metrics on a free loopback
 port: scrape() returns {series: value}, e.g.
 {'tilejit_requests_total{method="Compile",code="OK"}': 3.0}. kill() sends
 SIGKILL (a crash: no drain, no clean close of the cache).
@@ -51,8 +52,9 @@ def parse_metrics(text):
 
 
 class Daemon:
-    def __init__(self, cache_dir, *extra_flags, metrics=False):
+    def __init__(self, cache_dir, *extra_flags, metrics=False, listen="127.0.0.1:0"):
         self.cache_dir = str(cache_dir)
+        self.listen = listen
         self.extra = list(extra_flags)
         self.proc = None
         self.port = None
@@ -68,7 +70,7 @@ class Daemon:
     def start(self, timeout=60):
         os.makedirs(self.cache_dir, exist_ok=True)
         log = open(self.log_path, "ab")
-        cmd = [TILEJITD, "--listen", "127.0.0.1:0", "--cache-path", self.cache_path,
+        cmd = [TILEJITD, "--listen", self.listen, "--cache-path", self.cache_path,
                "--drain-grace-seconds", "5", *self.extra]
         if self.metrics:
             # A port picked here may be taken before the daemon binds it; that is rare on
