@@ -112,12 +112,9 @@ Status StatusFromGrpc(const grpc::Status& status) {
     case grpc::StatusCode::DATA_LOSS:
       return Corruption(m);
     case grpc::StatusCode::UNAUTHENTICATED:
-      // Status has no codes of its own for these (it would need one in every switch over
-      // it, the runtime's C ABI included): the caller's request lacked what the daemon
-      // needs, and the wire code leads the message.
-      return InvalidArgument("UNAUTHENTICATED: " + m);
+      return Status(StatusCode::kUnauthenticated, m);
     case grpc::StatusCode::PERMISSION_DENIED:
-      return InvalidArgument("PERMISSION_DENIED: " + m);
+      return Status(StatusCode::kPermissionDenied, m);
     default:
       // UNKNOWN, INTERNAL, UNIMPLEMENTED, ABORTED: keep the wire code in the text so nothing
       // is lost in the mapping.

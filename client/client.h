@@ -19,8 +19,8 @@
 // `authorization: Bearer TOKEN`, for a daemon started with --auth-tokens. ClientOptions::tls
 // turns TLS on: `ca` names the CA certificates that signed the daemon's certificate (empty:
 // the system's roots), `cert` and `key` this client's certificate for a daemon that requires
-// one (mTLS). A refused token (UNAUTHENTICATED, PERMISSION_DENIED) is kInvalidArgument whose
-// message starts with the gRPC code's name.
+// one (mTLS). A refused token is kUnauthenticated (missing or unknown) or kPermissionDenied
+// (its role is too low).
 //
 // Ownership and threading: a Client owns its channel; it is thread-safe (gRPC stubs are), and
 // one Client may serve any number of concurrent calls.

@@ -21,8 +21,10 @@ enum class StatusCode {
   kDeadlineExceeded,
   kCancelled,
   kUnavailable,
-  kCorruption,  // stored or received bytes failed validation
-  kInternal,    // a bug in tilejit (an internal check failed)
+  kCorruption,        // stored or received bytes failed validation
+  kInternal,          // a bug in tilejit (an internal check failed)
+  kUnauthenticated,   // the caller presented no valid credentials (tilejitd's tokens)
+  kPermissionDenied,  // the caller's credentials do not allow the call
 };
 
 std::string_view StatusCodeName(StatusCode code);

@@ -177,6 +177,18 @@ const TokenEntry* TokenTable::Find(std::string_view token) const {
   return found;
 }
 
+Status ToStatus(const AuthVerdict& verdict) {
+  switch (verdict.kind) {
+    case AuthVerdict::Kind::kAllowed:
+      return Status::Ok();
+    case AuthVerdict::Kind::kUnauthenticated:
+      return Status(StatusCode::kUnauthenticated, verdict.message);
+    case AuthVerdict::Kind::kPermissionDenied:
+      return Status(StatusCode::kPermissionDenied, verdict.message);
+  }
+  return Internal("unknown authorisation verdict");
+}
+
 AuthVerdict Authorize(const TokenTable& table, std::optional<std::string_view> authorization,
                       Role required, std::string_view what) {
   using Kind = AuthVerdict::Kind;

@@ -109,6 +109,9 @@ struct AuthVerdict {
   bool allowed() const { return kind == Kind::kAllowed; }
 };
 
+// OK, or kUnauthenticated / kPermissionDenied with the verdict's message.
+Status ToStatus(const AuthVerdict& verdict);
+
 // Whether a call that needs `required` may run with `authorization`, the value of its
 // authorization header (nullopt when the call has none). `what` names the call in messages
 // ("Evict"). Missing, malformed ("Bearer TOKEN" expected) or unknown tokens are

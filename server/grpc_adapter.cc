@@ -60,6 +60,12 @@ grpc::Status ToGrpcStatus(const Status& status) {
     case StatusCode::kInternal:
       code = G::INTERNAL;
       break;
+    case StatusCode::kUnauthenticated:
+      code = G::UNAUTHENTICATED;
+      break;
+    case StatusCode::kPermissionDenied:
+      code = G::PERMISSION_DENIED;
+      break;
   }
   return grpc::Status(code, status.message());
 }
@@ -111,7 +117,8 @@ Result<CompileReply> TileJitGrpcService::CompileOne(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::Compile(grpc::ServerContext* ctx,
                                          const v1::CompileRequest* request,
                                          v1::CompileResponse* response) {
-  if (grpc::Status denied = gate_->Check(*ctx, "Compile"); !denied.ok()) return denied;
+  if (Status denied = gate_->Check(*ctx, "Compile"); !denied.ok())
+    return Rejected("Compile", denied);
   const ActiveCall active(&activity_);
   Result<CompileReply> reply = CompileOne(ctx, *request, nullptr);
   if (!reply.ok()) return ToGrpcStatus(reply.status());
@@ -122,7 +129,8 @@ grpc::Status TileJitGrpcService::Compile(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::CompileStream(grpc::ServerContext* ctx,
                                                const v1::CompileRequest* request,
                                                grpc::ServerWriter<v1::CompileEvent>* writer) {
-  if (grpc::Status denied = gate_->Check(*ctx, "CompileStream"); !denied.ok()) return denied;
+  if (Status denied = gate_->Check(*ctx, "CompileStream"); !denied.ok())
+    return Rejected("CompileStream", denied);
   const ActiveCall active(&activity_);
   // Progress arrives on this thread (service.h), so the writer is used by one thread only.
   ProgressFn progress = [writer](const ProgressEvent& e) {
@@ -146,7 +154,8 @@ grpc::Status TileJitGrpcService::CompileStream(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::BatchCompile(grpc::ServerContext* ctx,
                                               const v1::BatchCompileRequest* request,
                                               v1::BatchCompileResponse* response) {
-  if (grpc::Status denied = gate_->Check(*ctx, "BatchCompile"); !denied.ok()) return denied;
+  if (Status denied = gate_->Check(*ctx, "BatchCompile"); !denied.ok())
+    return Rejected("BatchCompile", denied);
   const ActiveCall active(&activity_);
   if (request->requests_size() > kMaxBatch) {
     return Rejected("BatchCompile", InvalidArgument("a batch holds at most " +
@@ -166,7 +175,8 @@ grpc::Status TileJitGrpcService::BatchCompile(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::GetKernel(grpc::ServerContext* ctx,
                                            const v1::GetKernelRequest* request,
                                            v1::GetKernelResponse* response) {
-  if (grpc::Status denied = gate_->Check(*ctx, "GetKernel"); !denied.ok()) return denied;
+  if (Status denied = gate_->Check(*ctx, "GetKernel"); !denied.ok())
+    return Rejected("GetKernel", denied);
   const ActiveCall active(&activity_);
   Result<KernelInfo> info = core_->GetKernel(request->handle());
   if (!info.ok()) return ToGrpcStatus(info.status());
@@ -181,7 +191,7 @@ grpc::Status TileJitGrpcService::GetKernel(grpc::ServerContext* ctx,
 
 grpc::Status TileJitGrpcService::Launch(grpc::ServerContext* ctx, const v1::LaunchRequest* request,
                                         v1::LaunchResponse* response) {
-  if (grpc::Status denied = gate_->Check(*ctx, "Launch"); !denied.ok()) return denied;
+  if (Status denied = gate_->Check(*ctx, "Launch"); !denied.ok()) return Rejected("Launch", denied);
   const ActiveCall active(&activity_);
   Result<LaunchCall> call = LaunchFromProto(*request);
   if (!call.ok()) return Rejected("Launch", call.status());
@@ -193,7 +203,7 @@ grpc::Status TileJitGrpcService::Launch(grpc::ServerContext* ctx, const v1::Laun
 
 grpc::Status TileJitGrpcService::Stats(grpc::ServerContext* ctx, const v1::StatsRequest*,
                                        v1::StatsResponse* response) {
-  if (grpc::Status denied = gate_->Check(*ctx, "Stats"); !denied.ok()) return denied;
+  if (Status denied = gate_->Check(*ctx, "Stats"); !denied.ok()) return Rejected("Stats", denied);
   const ActiveCall active(&activity_);
   ServiceStats s = core_->Stats();
   response->set_entries(s.store.entries);
@@ -214,7 +224,7 @@ grpc::Status TileJitGrpcService::Stats(grpc::ServerContext* ctx, const v1::Stats
 
 grpc::Status TileJitGrpcService::List(grpc::ServerContext* ctx, const v1::ListRequest* request,
                                       v1::ListResponse* response) {
-  if (grpc::Status denied = gate_->Check(*ctx, "List"); !denied.ok()) return denied;
+  if (Status denied = gate_->Check(*ctx, "List"); !denied.ok()) return Rejected("List", denied);
   const ActiveCall active(&activity_);
   Result<std::vector<StoreEntryInfo>> entries = core_->List(request->limit());
   if (!entries.ok()) return ToGrpcStatus(entries.status());
@@ -230,7 +240,7 @@ grpc::Status TileJitGrpcService::List(grpc::ServerContext* ctx, const v1::ListRe
 
 grpc::Status TileJitGrpcService::Evict(grpc::ServerContext* ctx, const v1::EvictRequest* request,
                                        v1::EvictResponse* response) {
-  if (grpc::Status denied = gate_->Check(*ctx, "Evict"); !denied.ok()) return denied;
+  if (Status denied = gate_->Check(*ctx, "Evict"); !denied.ok()) return Rejected("Evict", denied);
   const ActiveCall active(&activity_);
   if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return Rejected("Evict", s);
   Result<size_t> evicted = core_->Evict({request->handles().begin(), request->handles().end()});
@@ -241,21 +251,21 @@ grpc::Status TileJitGrpcService::Evict(grpc::ServerContext* ctx, const v1::Evict
 
 grpc::Status TileJitGrpcService::Pin(grpc::ServerContext* ctx, const v1::PinRequest* request,
                                      v1::PinResponse*) {
-  if (grpc::Status denied = gate_->Check(*ctx, "Pin"); !denied.ok()) return denied;
+  if (Status denied = gate_->Check(*ctx, "Pin"); !denied.ok()) return Rejected("Pin", denied);
   const ActiveCall active(&activity_);
   return ToGrpcStatus(core_->Pin(request->handle()));
 }
 
 grpc::Status TileJitGrpcService::Unpin(grpc::ServerContext* ctx, const v1::PinRequest* request,
                                        v1::PinResponse*) {
-  if (grpc::Status denied = gate_->Check(*ctx, "Unpin"); !denied.ok()) return denied;
+  if (Status denied = gate_->Check(*ctx, "Unpin"); !denied.ok()) return Rejected("Unpin", denied);
   const ActiveCall active(&activity_);
   return ToGrpcStatus(core_->Unpin(request->handle()));
 }
 
 grpc::Status TileJitGrpcService::Export(grpc::ServerContext* ctx, const v1::ExportRequest* request,
                                         v1::ExportResponse* response) {
-  if (grpc::Status denied = gate_->Check(*ctx, "Export"); !denied.ok()) return denied;
+  if (Status denied = gate_->Check(*ctx, "Export"); !denied.ok()) return Rejected("Export", denied);
   const ActiveCall active(&activity_);
   if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return Rejected("Export", s);
   auto kernels =
@@ -276,7 +286,7 @@ grpc::Status TileJitGrpcService::Export(grpc::ServerContext* ctx, const v1::Expo
 
 grpc::Status TileJitGrpcService::Import(grpc::ServerContext* ctx, const v1::ImportRequest* request,
                                         v1::ImportResponse* response) {
-  if (grpc::Status denied = gate_->Check(*ctx, "Import"); !denied.ok()) return denied;
+  if (Status denied = gate_->Check(*ctx, "Import"); !denied.ok()) return Rejected("Import", denied);
   const ActiveCall active(&activity_);
   v1::KernelBundle bundle;
   if (!bundle.ParseFromString(request->bundle())) {

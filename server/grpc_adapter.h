@@ -3,7 +3,7 @@
 // method first asks the CallGate whether the caller's token may call it (grpc_auth.h), then
 // converts its request (proto_convert.h), calls the core with the call's deadline,
 // cancellation and request id, and converts back. Status codes are mapped in exactly one
-// place, ToGrpcStatus (and authorisation verdicts in its overload in grpc_auth.h).
+// place, ToGrpcStatus (authorisation refusals included).
 //
 // The adapter holds no state of its own beyond the core and gate pointers; thread-safe as the
 // core is.

@@ -13,6 +13,7 @@
 
 #include <string>
 
+#include "server/grpc_adapter.h"
 #include "tilejit/v1/tilejit.grpc.pb.h"
 
 namespace tilejit::server {
@@ -31,7 +32,7 @@ class OpenServiceInterceptor final : public grpc::experimental::Interceptor {
       const AuthVerdict v =
           gate_->Verdict(*methods->GetRecvInitialMetadata(), Role::kRead, info_->method());
       if (!v.allowed()) {
-        const grpc::Status status = ToGrpcStatus(v);
+        const grpc::Status status = ToGrpcStatus(ToStatus(v));
         grpc_call_cancel_with_status(info_->server_context()->c_call(),
                                      static_cast<grpc_status_code>(status.error_code()),
                                      status.error_message().c_str(), nullptr);
@@ -62,18 +63,6 @@ class OpenServiceInterceptorFactory final
 
 }  // namespace
 
-grpc::Status ToGrpcStatus(const AuthVerdict& verdict) {
-  switch (verdict.kind) {
-    case AuthVerdict::Kind::kAllowed:
-      return grpc::Status::OK;
-    case AuthVerdict::Kind::kUnauthenticated:
-      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, verdict.message);
-    case AuthVerdict::Kind::kPermissionDenied:
-      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, verdict.message);
-  }
-  return grpc::Status(grpc::StatusCode::INTERNAL, "unknown authorisation verdict");
-}
-
 AuthVerdict CallGate::Verdict(const std::multimap<grpc::string_ref, grpc::string_ref>& metadata,
                               Role required, std::string_view what) const {
   if (tokens_ == nullptr) return AuthVerdict{};
@@ -83,11 +72,10 @@ AuthVerdict CallGate::Verdict(const std::multimap<grpc::string_ref, grpc::string
   return Authorize(*tokens_->table(), header, required, what);
 }
 
-grpc::Status CallGate::Check(const grpc::ServerContext& ctx, std::string_view method) const {
+Status CallGate::Check(const grpc::ServerContext& ctx, std::string_view method) const {
   const std::optional<Role> required = RequiredRole(method);
   if (!required) {  // fail closed: a method without a row in kMethodRoles never runs
-    return grpc::Status(grpc::StatusCode::INTERNAL,
-                        "no role is defined for " + std::string(method) + " (server/auth.h)");
+    return Internal("no role is defined for " + std::string(method) + " (server/auth.h)");
   }
   const AuthVerdict v = Verdict(ctx.client_metadata(), *required, method);
   if (*required == Role::kAdmin) {
@@ -100,7 +88,7 @@ grpc::Status CallGate::Check(const grpc::ServerContext& ctx, std::string_view me
       spdlog::warn("admin call {} by {} from {} refused: {}", method, who, ctx.peer(), v.message);
     }
   }
-  return ToGrpcStatus(v);
+  return ToStatus(v);
 }
 
 std::vector<std::string> MethodsWithoutRole() {

@@ -3,8 +3,9 @@
 //
 // CallGate::Check runs first in every tilejit.v1 handler (grpc_adapter.cc): it reads the
 // call's `authorization` header, asks Authorize for the role kMethodRoles gives the method,
-// and returns OK or the status the handler returns at once: UNAUTHENTICATED for a missing or
-// unknown token, PERMISSION_DENIED for a token whose role is too low. Without a token store
+// and returns OK or the status the handler returns at once (through ToGrpcStatus, like every
+// status): UNAUTHENTICATED for a missing or unknown token, PERMISSION_DENIED for a token whose
+// role is too low. Without a token store
 // every call passes. Every admin-role call is logged with the token's name and the peer's
 // address, whether it was allowed or not.
 //
@@ -30,9 +31,6 @@
 
 namespace tilejit::server {
 
-// The one mapping from an authorisation verdict to a gRPC status.
-grpc::Status ToGrpcStatus(const AuthVerdict& verdict);
-
 class CallGate {
  public:
   // `tokens` null: no tokens are needed. `gate_open_services`: health and reflection need a
@@ -40,8 +38,9 @@ class CallGate {
   CallGate(const TokenStore* tokens, bool gate_open_services)
       : tokens_(tokens), gate_open_services_(tokens != nullptr && gate_open_services) {}
 
-  // OK when the call of tilejit.v1 method `method` ("Evict") may run.
-  grpc::Status Check(const grpc::ServerContext& ctx, std::string_view method) const;
+  // OK when the call of tilejit.v1 method `method` ("Evict") may run; else kUnauthenticated
+  // or kPermissionDenied (kInternal for a method without a row in kMethodRoles).
+  Status Check(const grpc::ServerContext& ctx, std::string_view method) const;
 
   // A verdict on headers `metadata` of a call needing `required` (`what` names it).
   AuthVerdict Verdict(const std::multimap<grpc::string_ref, grpc::string_ref>& metadata,

@@ -90,6 +90,8 @@ tj_status ToTjStatus(StatusCode code) {
     case StatusCode::kNotFound:
     case StatusCode::kAlreadyExists:
     case StatusCode::kInternal:
+    case StatusCode::kUnauthenticated:  // the runtime makes no remote calls: never here
+    case StatusCode::kPermissionDenied:
       return TJ_ERR_INTERNAL;
   }
   return TJ_ERR_INTERNAL;
