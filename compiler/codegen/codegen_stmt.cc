@@ -21,6 +21,10 @@ using target::OpImm;
 using target::Opnd;
 using target::OpReg;
 
+// Free registers at or below which a let is rematerialised (Emitter::BindRemat) rather than
+// held: the rest stay for loop counters and the temporaries of each statement.
+constexpr int kRematWhenFree = 10;
+
 class Walker {
  public:
   Walker(Emitter& e, ir::CoreKind kind, const LineMap& lines)
@@ -246,6 +250,15 @@ class Walker {
   }
 
   Status LowerLet(const ir::LetNode& s) {
+    // Under register pressure a cheap load-free value is recomputed at its uses instead of
+    // held: index arithmetic of deeply nested Expert kernels (upstream's xattention) binds
+    // more values than the 31 registers, and a handful of ALU instructions per use is the
+    // cheaper trade than refusing the kernel.
+    if (e_.FreeRegs() <= kRematWhenFree && e_.BindRemat(s.var, s.value)) {
+      Status st = Lower(s.body);
+      e_.UnbindVar(s.var);
+      return st;
+    }
     const bool is_float = ir::IsFloat(s.var->dtype);
     Result<Opnd> value = is_float ? e_.FloatBits(s.value) : e_.Int(s.value);
     if (!value.ok()) return value.status();

@@ -211,10 +211,25 @@ Opnd Emitter::Max(Opnd a, Opnd b) {
 
 void Emitter::BindVar(const ir::Var& var, uint8_t reg,
                       std::optional<std::pair<int64_t, int64_t>> range) {
-  state_->vars[var.get()] = State::Binding{reg, range};
+  state_->vars[var.get()] = State::Binding{reg, range, nullptr, 0};
 }
 
 void Emitter::UnbindVar(const ir::Var& var) { state_->vars.erase(var.get()); }
+
+bool Emitter::BindRemat(const ir::Var& var, const ir::Expr& value) {
+  const std::optional<int> nodes = state_->RematNodes(value);
+  if (!nodes.has_value() || *nodes > kMaxRematNodes) return false;
+  State::Binding b{0, state_->BoundsOf(value), value, *nodes};
+  if (ir::IsFloat(var->dtype)) b.range.reset();
+  state_->vars[var.get()] = std::move(b);
+  return true;
+}
+
+int Emitter::FreeRegs() const {
+  int n = 0;
+  for (int r = 1; r < target::kNumRegs; ++r) n += state_->regs[r] == RegUse::kFree;
+  return n;
+}
 
 void Emitter::SetParams(const std::vector<ir::Buffer>& params) {
   state_->param_slot.clear();

@@ -136,6 +136,13 @@ class Emitter {
   // `range` is the variable's static bounds when known (see Bounds).
   void BindVar(const ir::Var& var, uint8_t reg, std::optional<std::pair<int64_t, int64_t>> range);
   void UnbindVar(const ir::Var& var);
+  // Binds a let's variable to its value expression, recomputed at each use instead of held in
+  // a register (rematerialisation, when registers run short). False, binding nothing, when the
+  // value reads memory or its expansion exceeds kMaxRematNodes.
+  bool BindRemat(const ir::Var& var, const ir::Expr& value);
+  static constexpr int kMaxRematNodes = 24;
+  // Registers neither long-lived nor temporary right now.
+  int FreeRegs() const;
   // Allocates a register that stays allocated until ReleaseLong.
   std::optional<uint8_t> AllocLong();
   void ReleaseLong(uint8_t reg);

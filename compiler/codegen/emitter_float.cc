@@ -51,6 +51,7 @@ Result<Opnd> Emitter::State::FloatExpr(const ir::Expr& x) {
     case ir::ExprKind::kIntImm:
       return OpImm(FloatBitsOf(static_cast<double>(ir::As<ir::IntImmNode>(x).value)));
     case ir::ExprKind::kVarRef:
+      if (const ir::Expr* r = RematOf(ir::As<ir::VarRefNode>(x))) return FloatExpr(*r);
       return VarOperand(ir::As<ir::VarRefNode>(x));
     case ir::ExprKind::kBinary:
       return FloatBinary(ir::As<ir::BinaryNode>(x));

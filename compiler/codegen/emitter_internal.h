@@ -35,6 +35,10 @@ struct Emitter::State {
   struct Binding {
     uint8_t reg = 0;  // 0 with a point range: a constant
     std::optional<Interval> range;
+    // Non-null: no register; the value is recomputed from this expression at each use (a
+    // load-free let rematerialised under register pressure, Emitter::BindRemat).
+    ir::Expr remat;
+    int remat_nodes = 0;  // its size with every rematerialised var in it expanded
   };
 
   Emitter* e;
@@ -75,6 +79,11 @@ struct Emitter::State {
   // The operand of a bound variable: its constant when its range is one value, else its
   // register.
   target::Opnd VarOperand(const ir::VarRefNode& v) const;
+  // The expression a rematerialised variable stands for, or nullptr.
+  const ir::Expr* RematOf(const ir::VarRefNode& v) const;
+  // Nodes of `x` with rematerialised vars expanded, or nullopt when it reads memory or a
+  // variable (a load, alloc_vars included: they may change before a later use).
+  std::optional<int> RematNodes(const ir::Expr& x) const;
   Result<target::Opnd> IntExpr(const ir::Expr& e);
   Result<target::Opnd> IntBinary(const ir::BinaryNode& b);
   // The arithmetic (not comparison, and/or) of IntBinary on evaluated operands.

@@ -113,6 +113,54 @@ Opnd Emitter::State::VarOperand(const ir::VarRefNode& v) const {
   return OpReg(it->second.reg);
 }
 
+const ir::Expr* Emitter::State::RematOf(const ir::VarRefNode& v) const {
+  auto it = vars.find(v.var.get());
+  return it != vars.end() && it->second.remat != nullptr ? &it->second.remat : nullptr;
+}
+
+std::optional<int> Emitter::State::RematNodes(const ir::Expr& x) const {
+  auto sum = [this](std::initializer_list<const ir::Expr*> kids) -> std::optional<int> {
+    int n = 1;
+    for (const ir::Expr* k : kids) {
+      std::optional<int> m = RematNodes(*k);
+      if (!m.has_value()) return std::nullopt;
+      n += *m;
+    }
+    return n;
+  };
+  switch (x->kind) {
+    case ir::ExprKind::kIntImm:
+    case ir::ExprKind::kFloatImm:
+      return 1;
+    case ir::ExprKind::kVarRef: {
+      auto it = vars.find(ir::As<ir::VarRefNode>(x).var.get());
+      if (it == vars.end()) return std::nullopt;
+      return it->second.remat != nullptr ? it->second.remat_nodes : 1;
+    }
+    case ir::ExprKind::kBinary: {
+      const auto& b = ir::As<ir::BinaryNode>(x);
+      return sum({&b.a, &b.b});
+    }
+    case ir::ExprKind::kUnary:
+      return sum({&ir::As<ir::UnaryNode>(x).a});
+    case ir::ExprKind::kSelect: {
+      const auto& s = ir::As<ir::SelectNode>(x);
+      return sum({&s.cond, &s.t, &s.f});
+    }
+    case ir::ExprKind::kCall: {
+      int n = 1;
+      for (const ir::Expr& a : ir::As<ir::CallNode>(x).args) {
+        std::optional<int> m = RematNodes(a);
+        if (!m.has_value()) return std::nullopt;
+        n += *m;
+      }
+      return n;
+    }
+    default:  // loads
+      return std::nullopt;
+  }
+}
+
 Result<Opnd> Emitter::State::IntExpr(const ir::Expr& x) {
   TILEJIT_CHECK(x != nullptr) << "null expression";
   if (ir::IsFloat(x->dtype)) {
@@ -126,6 +174,7 @@ Result<Opnd> Emitter::State::IntExpr(const ir::Expr& x) {
     case ir::ExprKind::kFloatImm:
       break;  // float dtype, rejected above
     case ir::ExprKind::kVarRef:
+      if (const ir::Expr* r = RematOf(ir::As<ir::VarRefNode>(x))) return IntExpr(*r);
       return VarOperand(ir::As<ir::VarRefNode>(x));
     case ir::ExprKind::kBinary:
       return IntBinary(ir::As<ir::BinaryNode>(x));
