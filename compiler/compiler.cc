@@ -18,7 +18,7 @@ namespace {
 
 // Bump with any change to codegen's output (the passes carry their own versions).
 constexpr std::string_view kCompilerVersion = "tilejit/0.2.0";
-constexpr int kCodegenVersion = 5;
+constexpr int kCodegenVersion = 6;
 
 double MillisSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
