@@ -42,7 +42,7 @@ constexpr PassInfo kPasses[] = {
      "alloc_shared -> L1 or UB, alloc_fragment -> L0A/L0B/L0C, by how each buffer is used"},
     {"squeeze_columns", 1, Always, passes::SqueezeColumns,
      "[R, 1] UB vectors used only by vector ops -> [R], dense like every [R] vector"},
-    {"vid_reduction", 2, Always, passes::VidReduction,
+    {"vid_reduction", 3, Always, passes::VidReduction,
      "threads=2: vector row tiles split between the two AIVs by data flow; (cid, vid) form "
      "not reading vid: one AIV"},
     {"lower_parallel", 4, Always, passes::LowerParallel,

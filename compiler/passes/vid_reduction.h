@@ -13,8 +13,10 @@
 // (L0C, L1) of the same rows, or its rows line up with a split buffer's: element-wise operands and
 // copies UB<->UB (casts included), a row broadcast ([R] or [R, 1] against [R, C]), a reduction
 // along dim -1, or a loop var picking rows of both (`x[i, :]`, `m[i]`). The decision spreads to a
-// fixpoint over these links. Every other UB buffer is REPLICATED (unchanged on both AIVs): loaded
-// whole (`gamma[N]`) or used by columns.
+// fixpoint over these links. A buffer that only moves data between GM regions (every use a
+// whole copy to or from GM) is split too, whatever the GM offsets: each AIV moves half of it
+// (upstream's gather of KV rows `KV[b, idx[i], g, :D]` into a workspace row). Every other UB
+// buffer is REPLICATED (unchanged on both AIVs): loaded whole (`gamma[N]`) or used by columns.
 //
 // Rewrite of a split buffer with R rows (half = R / 2), using the launch's vid var:
 //   alloc [R, ...] -> [half, ...];  a whole-row access -> rows [0:+half];

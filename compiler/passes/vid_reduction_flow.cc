@@ -78,6 +78,8 @@ class Surveyor : public ir::Visitor {
     flow_.split_reason.emplace_back();
     flow_.weak_split_reason.emplace_back();
     flow_.whole_reason.emplace_back();
+    flow_.gm_copy.emplace_back();
+    flow_.other_use.push_back(false);
   }
 
   void VisitLet(const ir::LetNode& op) override {
@@ -159,6 +161,7 @@ class Surveyor : public ir::Visitor {
                     SourceLoc loc) {
     const int b = Id(buffer);
     if (b < 0) return;
+    flow_.other_use[b] = true;
     RowUse u = ClassifyIndices(indices);
     if (u.kind == RowAccess::kRowVar && loops_.contains(u.var)) return RowLoop(u.var, b);
     Whole(b, loc, "a scalar access at a row that is not a loop over its rows");
@@ -167,6 +170,7 @@ class Surveyor : public ir::Visitor {
   // Two UB operands of one op whose shapes line up row for row.
   void Pair(const Region& dst, const Region& src, SourceLoc loc) {
     const int d = Id(*dst.buffer), s = Id(*src.buffer);
+    flow_.other_use[d] = flow_.other_use[s] = true;
     RowUse du = Use(dst), su = Use(src);
     if (du.kind == RowAccess::kRowVar) RowLoop(du.var, d);
     if (su.kind == RowAccess::kRowVar) RowLoop(su.var, s);
@@ -204,9 +208,18 @@ class Surveyor : public ir::Visitor {
     if (write && (scope == MemScope::kGM || analysis::IsCubeScope(scope)))
       flow_.writes.push_back({b, loc, std::string(ir::MemScopeName(scope))});
     RowUse u = Use(ub);
+    std::optional<size_t> dim = PartnerRowDim(ub, other);
+    const bool whole = u.kind == RowAccess::kWhole;
+    if (scope == MemScope::kGM && whole && dim.has_value()) {
+      if (!flow_.gm_copy[b])
+        flow_.gm_copy[b] = Reason{loc,
+                                  "it only moves data between GM regions, so each vector "
+                                  "core moves half of it"};
+    } else {
+      flow_.other_use[b] = true;
+    }
     if (u.kind == RowAccess::kRowVar) RowLoop(u.var, b);
     if (u.kind == RowAccess::kOther) return;
-    std::optional<size_t> dim = PartnerRowDim(ub, other);
     if (!dim.has_value()) return;
     const char* dir = write ? "to" : "from";
     if (analysis::IsCubeScope(scope) && u.kind == RowAccess::kWhole) {
@@ -227,6 +240,8 @@ class Surveyor : public ir::Visitor {
     const Region* dst = std::get_if<Region>(&op.args[0]);
     const Region* src = std::get_if<Region>(&op.args[1]);
     if (dst == nullptr || src == nullptr || Id(*src->buffer) < 0) return;
+    flow_.other_use[Id(*src->buffer)] = true;
+    if (Id(*dst->buffer) >= 0) flow_.other_use[Id(*dst->buffer)] = true;
     const int64_t rank = static_cast<int64_t>(src->ranges.size());
     int64_t dim = -1;
     if (const auto* v = op.FindAttr("dim"); v != nullptr && std::holds_alternative<int64_t>(*v))
@@ -249,10 +264,12 @@ class Surveyor : public ir::Visitor {
     const Region* dst = std::get_if<Region>(&op.args.front());
     if (dst == nullptr) return;
     const bool dst_ub = Id(*dst->buffer) >= 0;
+    if (dst_ub) flow_.other_use[Id(*dst->buffer)] = true;
     if (dst_ub && Use(*dst).kind == RowAccess::kRowVar) RowLoop(Use(*dst).var, Id(*dst->buffer));
     for (size_t i = 1; i < op.args.size(); ++i) {
       const Region* src = std::get_if<Region>(&op.args[i]);
       if (src == nullptr || Id(*src->buffer) < 0) continue;
+      flow_.other_use[Id(*src->buffer)] = true;
       if (!dst_ub) {
         if (Use(*src).kind == RowAccess::kRowVar) RowLoop(Use(*src).var, Id(*src->buffer));
         continue;
@@ -272,6 +289,10 @@ Flow SurveyFlow(const ir::Kernel& kernel) {
   Flow flow;
   Surveyor s(&flow);
   s.VisitKernel(kernel);
+  for (size_t b = 0; b < flow.ubs.size(); ++b) {
+    if (flow.gm_copy[b] && !flow.other_use[b] && !flow.weak_split_reason[b])
+      flow.weak_split_reason[b] = flow.gm_copy[b];
+  }
   return flow;
 }
 

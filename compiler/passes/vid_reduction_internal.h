@@ -53,6 +53,10 @@ struct Flow {
   // It splits only a group with no reason to stay whole.
   std::vector<std::optional<Reason>> weak_split_reason;
   std::vector<std::optional<Reason>> whole_reason;  // must be replicated
+  // Buffers that only move data between GM regions (every use a whole copy to or from GM
+  // along a dim of its shape): each AIV may move half of it, whatever the offsets.
+  std::vector<std::optional<Reason>> gm_copy;
+  std::vector<bool> other_use;
   // Loop vars that pick rows of UB buffers, with the loop and the buffers.
   struct RowLoop {
     const ir::ForNode* loop = nullptr;

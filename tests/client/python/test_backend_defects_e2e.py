@@ -166,3 +166,14 @@ def test_a_declared_workspace_filled_row_by_row_is_read_after_its_last_row(
     got = backend_defects.rows_staged_through_a_workspace(read_first, iters=iters)(x, b)
     want = x.astype(np.float32) @ b.astype(np.float32)
     np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-2)
+
+
+def test_a_ub_vector_that_only_moves_gm_rows_is_split_between_the_aivs(tilejitd, monkeypatch):
+    """A threads=2 gather through a UB vector: each AIV moves half of every row, so no GM byte
+    is written twice (it was refused as replicated and written to GM)."""
+    monkeypatch.setenv("TILEJIT_CHECK", "1")
+    rng = np.random.default_rng(23)
+    kv = rng.uniform(-1, 1, (64, 64)).astype(np.float16)
+    idx = rng.integers(0, 64, 32).astype(np.int32)
+    got = backend_defects.gather_rows_through_ub()(kv, idx)
+    np.testing.assert_array_equal(got, np.broadcast_to(kv[idx], (2, 32, 64)))

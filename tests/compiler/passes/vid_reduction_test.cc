@@ -325,10 +325,13 @@ TEST(VidReduction, BufferBothSplitAndReplicatedIsADiagnostic) {
   EXPECT_EQ(d.notes[1].loc.line, 13u);
 }
 
+// A buffer that computes something from data no block offset ties to its rows is replicated,
+// and writing it to GM would have both AIVs write the same bytes.
 TEST(VidReduction, ReplicatedBufferWrittenToGmIsADiagnostic) {
   PassRunner r;
   EXPECT_EQ(r.Run(VidReduction, Kernel("  alloc %x: ub float32[64, 64]\n"
                                        "  copy(%x, %p0[0:+64, :])\n"
+                                       "  exp(%x, %x)\n"
                                        "  copy(%p1[0:+64, :], %x)\n")),
             "");
   EXPECT_EQ(r.FirstError(),
@@ -338,7 +341,27 @@ TEST(VidReduction, ReplicatedBufferWrittenToGmIsADiagnostic) {
             "at a block-derived row offset, or use threads=1, or the (cid, vid) form to split "
             "rows yourself");
   EXPECT_EQ(r.FirstErrorLine(), 7u);
-  EXPECT_EQ(r.diag.diagnostics().front().notes.at(0).loc.line, 9u);
+  EXPECT_EQ(r.diag.diagnostics().front().notes.at(0).loc.line, 10u);
+}
+
+// A buffer that only moves data from GM to GM is split whatever its offsets (upstream's
+// gather of KV rows into a workspace, vid_reduction skip-set test): each AIV moves half.
+TEST(VidReduction, BufferThatOnlyMovesGmDataIsSplit) {
+  PassRunner r;
+  EXPECT_EQ(r.Run(VidReduction, Kernel("  alloc %x: ub float32[64, 64]\n"
+                                       "  copy(%x, %p0[0:+64, :])\n"
+                                       "  copy(%p1[0:+64, :], %x)\n")),
+            "param %p0: gm float32[256, 64] input\n"
+            "param %p1: gm float32[256, 64] output\n"
+            "out_idx = [1]\n"
+            "workspace_idx = []\n"
+            "launch(4, threads=2) (%cid, %vid) {\n"
+            "  let %v0 = %cid * 64\n"
+            "  alloc %ub_0: ub float32[32, 64]\n"
+            "  copy(%ub_0, %p0[%vid * 32:+32, :])\n"
+            "  copy(%p1[%vid * 32:+32, :], %ub_0)\n"
+            "}\n");
+  EXPECT_EQ(r.ctx.stats["split_buffers"], 1);
 }
 
 TEST(VidReduction, ReplicatedBufferWrittenToACubeBufferIsADiagnostic) {

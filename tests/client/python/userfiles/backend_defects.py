@@ -334,3 +334,23 @@ def rows_staged_through_a_workspace(read_first, M=32, K=64, N=64, iters=3):
                     T.copy(acc, C[it, :, :])
 
     return main
+
+
+@tilelang.jit(out_idx=[2], pass_configs=_DEVELOPER)
+def gather_rows_through_ub(S=64, D=64, rows=32):
+    """As upstream's vid_reduction skip-set test: a threads=2 block gathers rows of KV picked
+    by an index tensor into its rows of W through a UB vector no block offset ties to rows;
+    the two AIVs each move half of every row."""
+
+    @T.prim_func
+    def main(KV: T.Tensor((S, D), "float16"), IDX: T.Tensor((rows,), "int32"),
+             W: T.Tensor((2, rows, D), "float16")):
+        with T.Kernel(2, threads=2, is_npu=True) as (cid):
+            idx = T.alloc_shared((rows,), "int32")
+            row = T.alloc_shared((D,), "float16")
+            T.copy(IDX, idx)
+            for i in range(rows):
+                T.copy(KV[idx[i], :], row)
+                T.copy(row, W[cid, i, :])
+
+    return main
