@@ -21,14 +21,16 @@ using target::OpImm;
 using target::Opnd;
 using target::OpReg;
 
-// Free registers at or below which a let is rematerialised (Emitter::BindRemat) rather than
-// held: the rest stay for loop counters and the temporaries of each statement.
-constexpr int kRematWhenFree = 10;
-
 class Walker {
  public:
-  Walker(Emitter& e, ir::CoreKind kind, const LineMap& lines)
-      : e_(e), kind_(kind), lines_(lines), base_errors_(e.diag().error_count()) {}
+  // `remat_when_free`: free registers at or below which a let is rematerialised
+  // (Emitter::BindRemat) rather than held; the rest stay for loop counters and temporaries.
+  Walker(Emitter& e, ir::CoreKind kind, const LineMap& lines, int remat_when_free)
+      : e_(e),
+        kind_(kind),
+        lines_(lines),
+        remat_when_free_(remat_when_free),
+        base_errors_(e.diag().error_count()) {}
 
   Status Lower(const ir::Stmt& s) {
     if (s == nullptr) return Status::Ok();
@@ -56,6 +58,7 @@ class Walker {
   }
 
   Status OutOfRegs() {
+    e_.MarkOutOfRegs();
     e_.diag().Error(e_.loc()) << "too many live scalar values: the "
                               << target::CoreTypeName(e_.core()) << " program needs more than "
                               << (target::kNumRegs - 1)
@@ -254,7 +257,7 @@ class Walker {
     // held: index arithmetic of deeply nested Expert kernels (upstream's xattention) binds
     // more values than the 31 registers, and a handful of ALU instructions per use is the
     // cheaper trade than refusing the kernel.
-    if (e_.FreeRegs() <= kRematWhenFree && e_.BindRemat(s.var, s.value)) {
+    if (e_.FreeRegs() <= remat_when_free_ && e_.BindRemat(s.var, s.value)) {
       Status st = Lower(s.body);
       e_.UnbindVar(s.var);
       return st;
@@ -370,6 +373,7 @@ class Walker {
   Emitter& e_;
   ir::CoreKind kind_;
   const LineMap& lines_;
+  const int remat_when_free_;
   const size_t base_errors_;  // errors already reported before this program
   bool in_scope_ = false;
 };
@@ -427,23 +431,51 @@ void EmitMove(Emitter& e, uint8_t rd, Opnd v) {
   e.Emit(add);
 }
 
-Result<std::vector<Instr>> LowerProgram(const ir::Kernel& kernel, target::CoreType core,
-                                        const target::NpuTarget& npu, const LineMap& lines,
-                                        const std::vector<ir::Stmt>& stmt_ids,
-                                        std::vector<target::PrintRecord>* prints,
-                                        DiagnosticEngine* diag) {
+namespace {
+
+// One lowering of the program; `*out_of_regs` tells whether it failed for want of registers.
+Result<std::vector<Instr>> LowerOnce(const ir::Kernel& kernel, target::CoreType core,
+                                     const target::NpuTarget& npu, const LineMap& lines,
+                                     int remat_when_free, std::vector<target::PrintRecord>* prints,
+                                     DiagnosticEngine* diag, bool* out_of_regs) {
   Emitter e(npu, core, diag);
   e.SetParams(kernel.params);
   e.SetPrints(prints);
   e.SetLine(target::kNoStmt);
   const ir::CoreKind kind =
       core == target::CoreType::kAic ? ir::CoreKind::kCube : ir::CoreKind::kVector;
-  Walker walker(e, kind, lines);
-  const size_t errors = diag->error_count();
-  TILEJIT_RETURN_IF_ERROR(walker.Lower(kernel.body));
-  if (diag->error_count() > errors) return diag->ToStatus();
-  std::vector<Instr> prog = e.Finish();
-  TILEJIT_RETURN_IF_ERROR(CheckProgram(prog, core, npu, stmt_ids, diag));
+  Walker walker(e, kind, lines, remat_when_free);
+  Status st = walker.Lower(kernel.body);
+  *out_of_regs = e.out_of_regs();
+  if (st.ok() && diag->has_errors()) st = diag->ToStatus();
+  if (!st.ok()) return st;
+  return e.Finish();
+}
+
+}  // namespace
+
+// Lets keep registers while 11 or more are free; a program that still runs out is lowered
+// again with every load-free let rematerialised (slower code beats a refused kernel). Each
+// attempt reports into its own engine, so only the kept attempt's diagnostics are seen.
+Result<std::vector<Instr>> LowerProgram(const ir::Kernel& kernel, target::CoreType core,
+                                        const target::NpuTarget& npu, const LineMap& lines,
+                                        const std::vector<ir::Stmt>& stmt_ids,
+                                        std::vector<target::PrintRecord>* prints,
+                                        DiagnosticEngine* diag) {
+  const size_t first_print = prints->size();
+  Result<std::vector<Instr>> prog = Internal("codegen: no lowering attempt ran");
+  for (const int remat_when_free : {10, target::kNumRegs}) {
+    prints->resize(first_print);
+    DiagnosticEngine attempt(diag->sources());
+    bool out_of_regs = false;
+    prog = LowerOnce(kernel, core, npu, lines, remat_when_free, prints, &attempt, &out_of_regs);
+    if (prog.ok() || !out_of_regs || remat_when_free == target::kNumRegs) {
+      for (const Diagnostic& d : attempt.diagnostics()) diag->Add(d);
+      break;
+    }
+  }
+  if (!prog.ok()) return diag->has_errors() ? diag->ToStatus() : prog.status();
+  TILEJIT_RETURN_IF_ERROR(CheckProgram(*prog, core, npu, stmt_ids, diag));
   return prog;
 }
 

@@ -225,6 +225,9 @@ bool Emitter::BindRemat(const ir::Var& var, const ir::Expr& value) {
   return true;
 }
 
+bool Emitter::out_of_regs() const { return state_->reported_out_of_regs; }
+void Emitter::MarkOutOfRegs() { state_->reported_out_of_regs = true; }
+
 int Emitter::FreeRegs() const {
   int n = 0;
   for (int r = 1; r < target::kNumRegs; ++r) n += state_->regs[r] == RegUse::kFree;

@@ -143,6 +143,10 @@ class Emitter {
   static constexpr int kMaxRematNodes = 24;
   // Registers neither long-lived nor temporary right now.
   int FreeRegs() const;
+  // Whether this program ran out of scalar registers (after a "too many live scalar values"
+  // diagnostic); MarkOutOfRegs records it for the walker's own diagnostic.
+  bool out_of_regs() const;
+  void MarkOutOfRegs();
   // Allocates a register that stays allocated until ReleaseLong.
   std::optional<uint8_t> AllocLong();
   void ReleaseLong(uint8_t reg);

@@ -379,6 +379,37 @@ TEST(CodegenProgram, LoadFreeLetsAreRecomputedWhenRegistersRunShort) {
   EXPECT_EQ(ToInt32(run->outputs[0]), (std::vector<int32_t>{0, 861}));
 }
 
+// 20 lets live across a statement whose right-nested sum holds 13 temporaries at once: the
+// first lowering keeps lets in registers until 10 are free and runs short inside the
+// statement; the retry recomputes every load-free let and fits.
+TEST(CodegenProgram, ARetryRecomputesEveryLetWhenAStatementNeedsManyTemporaries) {
+  std::string ir = R"(param %p0: gm int32[2] output
+out_idx = [0]
+workspace_idx = []
+launch(2, threads=1) (%cid, %vid) {
+  scope vector {
+)";
+  std::string lets = "%cid";
+  int64_t per_cid = 1;
+  for (int i = 0; i < 20; ++i) {
+    const std::string name = "%b" + std::to_string(i);
+    ir += "    let " + name + " = %cid * " + std::to_string(i + 2) + "\n";
+    lets += " + " + name;
+    per_cid += i + 2;
+  }
+  std::string nested = "%cid";
+  for (int i = 0; i < 13; ++i) {
+    nested = "(%cid * " + std::to_string(i + 3) + " + " + nested + ")";
+    per_cid += i + 3;
+  }
+  per_cid += 1;
+  ir += "    %p0[%cid] = (" + lets + ") + " + nested + "\n  }\n}\n";
+  auto run = RunIr(ir, {});
+  ASSERT_TRUE(run.ok()) << run.status();
+  ExpectNoFindings(run->report);
+  EXPECT_EQ(ToInt32(run->outputs[0]), (std::vector<int32_t>{0, static_cast<int32_t>(per_cid)}));
+}
+
 TEST(CodegenDiagnostics, TooManyLiveValuesIsADiagnosticNotACrash) {
   auto bin = CompileIr(ManyLets(true));
   ASSERT_FALSE(bin.ok());
