@@ -194,6 +194,8 @@ constexpr BuiltinRow kRows[] = {
            "dst, src, repeat_times, dst_blk_stride, dst_repeat_stride"),
     Alias("T.tile.brcb_experiment", "T.tile.brcb"),
     TileAs("T.tile.clamp", H::kClamp, Op::kMax, "out, buffer, min_scalar, max_scalar, count"),
+    TileAs("T.tile.clamp_max", H::kClampBound, Op::kMin, "out, buffer, scalar_value, count"),
+    TileAs("T.tile.clamp_min", H::kClampBound, Op::kMax, "out, buffer, scalar_value, count"),
     // tilelang, tvm and Python.
     Deco("tilelang.jit", H::kJit),
     {"tilelang.PassConfigKey", C::kHost, H::kNone, "", {}, {}, {}, {}},

@@ -71,6 +71,7 @@ enum class BuiltinHandler : uint8_t {
   kRowExpand,         // row_expand_*: the row's binary op with a per-row [R] second operand
   kBrcb,              // brcb: the per-row broadcast in AscendC's repeat/stride spelling
   kClamp,             // clamp: max with the lower bound, then min with the upper
+  kClampBound,        // clamp_max / clamp_min: the row's op (min / max) with one bound
   kArithProgression,  // arith_progression: an index sequence scaled and offset
   kAtomicAdd,         // atomic_add(dst, src): a copy out to GM that accumulates
   kBarrierAll,

@@ -62,6 +62,7 @@ bool Tracer::TraceOpCall(const std::string& name, const Expr& call, const std::v
   if (row->handler == BuiltinHandler::kRowExpand) return TraceRowExpand(*row, call, *b, out);
   if (row->handler == BuiltinHandler::kBrcb) return TraceBrcb(*row, call, *b, out);
   if (row->handler == BuiltinHandler::kClamp) return TraceClamp(*row, call, *b, out);
+  if (row->handler == BuiltinHandler::kClampBound) return TraceClampBound(*row, call, *b, out);
   if (row->handler == BuiltinHandler::kArithProgression) {
     return TraceArithProgression(*row, call, *b, out);
   }
@@ -586,28 +587,52 @@ bool Tracer::CheckWholeCount(const BuiltinRow& row, const BoundArgs& b, const ir
   return true;
 }
 
-// clamp(out, buffer, min, max, count) = min(max(buffer, min), max) over the whole region
-// (two vector ops with a barrier v between them); count as CheckWholeCount.
-bool Tracer::TraceClamp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
-                        std::vector<ir::Stmt>* out) {
+// The destination and source regions of a clamp, of one shape, with the whole-region count
+// (CheckWholeCount); nullopt after a diagnostic.
+std::optional<std::pair<ir::Region, ir::Region>> Tracer::ClampRegions(const BuiltinRow& row,
+                                                                      const Expr& call,
+                                                                      const BoundArgs& b) {
   auto dst = RegionOperand(*b[0], "destination", call.loc);
   auto src = dst ? RegionOperand(*b[1], "source", call.loc) : std::nullopt;
-  if (!src) return false;
+  if (!src) return std::nullopt;
   if (!SameShape(*dst, *src)) {
     diag().Error(call.loc) << row.name << " shape mismatch: destination is "
                            << ShapeText(dst->TrimmedShape()) << " but the source is "
                            << ShapeText(src->TrimmedShape());
-    return false;
+    return std::nullopt;
   }
-  if (!CheckWholeCount(row, b, *dst, call.loc)) return false;
-  auto lo = ScalarOperand(*b[2], dst->buffer->dtype, "min_scalar", call.loc);
-  auto hi = lo ? ScalarOperand(*b[3], dst->buffer->dtype, "max_scalar", call.loc) : std::nullopt;
+  if (!CheckWholeCount(row, b, *dst, call.loc)) return std::nullopt;
+  return std::make_pair(*dst, *src);
+}
+
+// clamp(out, buffer, min, max, count) = min(max(buffer, min), max) over the whole region
+// (two vector ops with a barrier v between them).
+bool Tracer::TraceClamp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                        std::vector<ir::Stmt>* out) {
+  auto regions = ClampRegions(row, call, b);
+  if (!regions) return false;
+  const auto& [dst, src] = *regions;
+  auto lo = ScalarOperand(*b[2], dst.buffer->dtype, "min_scalar", call.loc);
+  auto hi = lo ? ScalarOperand(*b[3], dst.buffer->dtype, "max_scalar", call.loc) : std::nullopt;
   if (!hi) return false;
   // One user operation, so the author has no place for the barrier the vector pipe needs
   // between the two dependent instructions: it is part of the clamp.
-  out->push_back(ir::MakeTileOp(ir::TileOpCode::kMax, {*dst, *src, *lo}, {}, call.loc));
+  out->push_back(ir::MakeTileOp(ir::TileOpCode::kMax, {dst, src, *lo}, {}, call.loc));
   out->push_back(std::make_shared<ir::BarrierNode>(ir::Pipe::kV, call.loc));
-  out->push_back(ir::MakeTileOp(ir::TileOpCode::kMin, {*dst, *dst, *hi}, {}, call.loc));
+  out->push_back(ir::MakeTileOp(ir::TileOpCode::kMin, {dst, dst, *hi}, {}, call.loc));
+  return true;
+}
+
+// clamp_max(out, buffer, bound, count) = min(buffer, bound) and clamp_min = max(buffer, bound)
+// over the whole region (AscendC ClampMax / ClampMin): the row's op with a scalar operand.
+bool Tracer::TraceClampBound(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                             std::vector<ir::Stmt>* out) {
+  auto regions = ClampRegions(row, call, b);
+  if (!regions) return false;
+  const auto& [dst, src] = *regions;
+  auto bound = ScalarOperand(*b[2], dst.buffer->dtype, "scalar_value", call.loc);
+  if (!bound) return false;
+  out->push_back(ir::MakeTileOp(*row.op, {dst, src, *bound}, {}, call.loc));
   return true;
 }
 

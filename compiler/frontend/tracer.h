@@ -32,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compiler/frontend/host_eval.h"
@@ -150,6 +151,11 @@ class Tracer : public Evaluator {
                              std::vector<ir::Stmt>* out);
   bool TraceClamp(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
                   std::vector<ir::Stmt>* out);
+  bool TraceClampBound(const BuiltinRow& row, const Expr& call, const BoundArgs& b,
+                       std::vector<ir::Stmt>* out);
+  std::optional<std::pair<ir::Region, ir::Region>> ClampRegions(const BuiltinRow& row,
+                                                                const Expr& call,
+                                                                const BoundArgs& b);
   // False after a diagnostic when the row has a `count` parameter that is not the element
   // count of `dst` (trace_ops.cc says why).
   bool CheckWholeCount(const BuiltinRow& row, const BoundArgs& b, const ir::Region& dst,

@@ -275,6 +275,18 @@ def test_clamp(tilejitd, dtype, shape):
     _check(got, np.clip(a.astype(np.float32), -0.75, 1.25), dtype)
 
 
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("upper", [True, False])
+def test_clamp_bound(tilejitd, dtype, shape, upper):
+    """clamp_max(out, in, s, count) = torch.clamp_max(in, s), clamp_min = torch.clamp_min
+    (AscendC ClampMax / ClampMin, half and float; upstream's docstrings in ascend_tile.py)."""
+    a = _input(shape, dtype, False, 26)
+    got = tile_ops.clamp_bound(*shape, dtype, upper, 0.25)(a)
+    bound = np.array(0.25, dtype)
+    np.testing.assert_array_equal(got, np.minimum(a, bound) if upper else np.maximum(a, bound))
+
+
 @pytest.mark.parametrize("shape,per_row", [((16, 64), False), ((16, 64), True), ((6, 40), True)])
 @pytest.mark.parametrize("dtype", DTYPES + INT_DTYPES)
 def test_gather(tilejitd, dtype, shape, per_row):

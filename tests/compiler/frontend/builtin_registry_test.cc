@@ -36,6 +36,7 @@ TEST(BuiltinRegistry, RowsAreWellFormed) {
     const bool tile_op =
         row.handler == BuiltinHandler::kTileOp || row.handler == BuiltinHandler::kRowExpand ||
         row.handler == BuiltinHandler::kBrcb || row.handler == BuiltinHandler::kClamp ||
+        row.handler == BuiltinHandler::kClampBound ||
         row.handler == BuiltinHandler::kArithProgression ||
         row.handler == BuiltinHandler::kAtomicAdd;
     EXPECT_EQ(row.op.has_value(), tile_op);

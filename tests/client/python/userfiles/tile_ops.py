@@ -293,6 +293,27 @@ def clamp(M, N, dtype, lo, hi):
 
 
 @tilelang.jit(out_idx=[-1])
+def clamp_bound(M, N, dtype, upper, bound):
+    """B = A clamped from above (clamp_max) or from below (clamp_min) by `bound`."""
+    sub = M // 2
+    op = T.tile.clamp_max if upper else T.tile.clamp_min
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
+        with T.Kernel(1, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((sub, N), dtype)
+            b = T.alloc_ub((sub, N), dtype)
+            with T.Scope("V"):
+                T.copy(A[vid * sub, 0], a)
+                T.barrier_all()
+                op(b, a, bound, sub * N)
+                T.barrier_all()
+                T.copy(b, B[vid * sub, 0])
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
 def gather(M, N, dtype, per_row):
     """C = A's elements at the byte offsets in B: over the whole tile, or row by row (B's
     offsets then count from the row's start), as upstream's test_gather / test_gather_slice."""
