@@ -56,7 +56,7 @@ constexpr PassInfo kPasses[] = {
      "T.Pipelined and auto_multi_buffer: tiles and workspace slots refilled per iteration"},
     {"combine_cv", 1, CvCombine, passes::CombineCv,
      "one body -> a cube program and a vector program"},
-    {"cross_core_sync", 4, CvSync, passes::CrossCoreSync,
+    {"cross_core_sync", 5, CvSync, passes::CrossCoreSync,
      "ready and slot-free cross-core flags around every cube<->vector hand-off"},
     {"assign_cores", 1, Always, passes::AssignCores,
      "every tile op and sync in a cube or vector scope (T.Scope, or the kernel's only kind)"},

@@ -14,6 +14,8 @@
 // of the real distance, and pre-arming min(D, kMaxTokens) tokens is safe (argument in
 // cross_core_sync.cc).
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +48,55 @@ bool MentionsAny(const ir::Expr& e, const std::set<const ir::VarNode*>& vars) {
   return ir::UsesVar(e, [&](const ir::VarNode* v) { return vars.contains(v); });
 }
 
+// How often a statement runs: a polynomial in the runtime extents of its loops (monomial: the
+// sorted printed extents; {} is the constant term), or nullopt when not known (under an `if`,
+// an extent that reads memory, overflow). Both scopes are projections of one body, so an
+// extent printed alike names the same variables and has the same value on both sides: two
+// equal polynomials are equal counts in every run (a runtime loop over tasks, say).
+using Trips = std::optional<std::map<std::vector<std::string>, int64_t>>;
+
+Trips Once() {
+  Trips t(std::in_place);
+  (*t)[{}] = 1;
+  return t;
+}
+
+Trips TimesLoop(const Trips& t, const ir::Expr& extent) {
+  if (!t.has_value() || ir::HasLoad(extent)) return std::nullopt;
+  Trips out(std::in_place);
+  const std::optional<int64_t> n = ir::AsConstInt(extent);
+  const std::string text = n.has_value() ? "" : ir::PrintExpr(extent);
+  for (const auto& [term, term_coef] : *t) {
+    std::vector<std::string> monomial = term;
+    int64_t coef = term_coef;
+    if (n.has_value()) {
+      if (__builtin_mul_overflow(coef, *n, &coef)) return std::nullopt;
+    } else {
+      monomial.insert(std::upper_bound(monomial.begin(), monomial.end(), text), text);
+    }
+    if (coef != 0) (*out)[monomial] = coef;
+  }
+  return out;
+}
+
+void AddTo(Trips& sum, const Trips& t) {
+  if (!sum.has_value() || !t.has_value()) {
+    sum.reset();
+    return;
+  }
+  for (const auto& [monomial, coef] : *t) {
+    int64_t& c = (*sum)[monomial];
+    if (__builtin_add_overflow(c, coef, &c)) return sum.reset();
+  }
+}
+
+// The count when it is the same constant in every run, else -1.
+int64_t ConstantOf(const Trips& t) {
+  if (!t.has_value() || t->size() > 1) return -1;
+  if (t->empty()) return 0;
+  return t->begin()->first.empty() ? t->begin()->second : -1;
+}
+
 // Per workspace: where it is written and read, and whether its writes may repeat. Also finds
 // the author's cross-flag ids and hand-offs under vid-dependent control flow.
 class Survey : public ir::Visitor {
@@ -55,10 +106,9 @@ class Survey : public ir::Visitor {
     int reads[2] = {0, 0};
     bool in_loop = false;
     target::Pipe write_pipe = target::Pipe::kFix;
-    // Executions per side of the writes and the reads (constant loop extents multiplied),
-    // -1 once a runtime extent is involved.
-    int64_t write_trips[2] = {0, 0};
-    int64_t read_trips[2] = {0, 0};
+    // Executions per side of the writes and the reads.
+    Trips write_trips[2] = {Trips(std::in_place), Trips(std::in_place)};
+    Trips read_trips[2] = {Trips(std::in_place), Trips(std::in_place)};
   };
   explicit Survey(PassContext& ctx) : ctx_(ctx) {}
 
@@ -84,12 +134,10 @@ class Survey : public ir::Visitor {
   void VisitFor(const ir::ForNode& op) override {
     auto ext = ir::AsConstInt(op.extent);
     const bool saved_loop = in_loop_, saved_vid = under_vid_;
-    const int64_t saved_trips = trips_;
+    const Trips saved_trips = trips_;
     in_loop_ = in_loop_ || !ext.has_value() || *ext > 1;
     under_vid_ = under_vid_ || MentionsAny(op.min, vid_vars_) || MentionsAny(op.extent, vid_vars_);
-    int64_t trips = -1;
-    if (!ext.has_value() || trips_ < 0 || __builtin_mul_overflow(trips_, *ext, &trips)) trips = -1;
-    trips_ = trips;
+    trips_ = TimesLoop(trips_, op.extent);
     ir::Visitor::VisitFor(op);
     in_loop_ = saved_loop;
     under_vid_ = saved_vid;
@@ -97,9 +145,9 @@ class Survey : public ir::Visitor {
   }
   void VisitIf(const ir::IfNode& op) override {
     const bool saved = under_vid_;
-    const int64_t saved_trips = trips_;
+    const Trips saved_trips = trips_;
     under_vid_ = under_vid_ || MentionsAny(op.cond, vid_vars_);
-    trips_ = -1;  // how often the body runs is not known here
+    trips_.reset();  // how often the body runs is not known here
     ir::Visitor::VisitIf(op);
     under_vid_ = saved;
     trips_ = saved_trips;
@@ -123,8 +171,7 @@ class Survey : public ir::Visitor {
       if (fresh) order.push_back(ws);
       Use& u = it->second;
       (i == 0 ? u.writes : u.reads)[side_]++;
-      int64_t& trips = (i == 0 ? u.write_trips : u.read_trips)[side_];
-      if (trips < 0 || trips_ < 0 || __builtin_add_overflow(trips, trips_, &trips)) trips = -1;
+      AddTo((i == 0 ? u.write_trips : u.read_trips)[side_], trips_);
       if (i == 0) {
         u.in_loop = u.in_loop || in_loop_;
         const ir::Region* src = Arg(op, 1);
@@ -133,7 +180,7 @@ class Survey : public ir::Visitor {
                            : target::Pipe::kMte3;
       }
       if (under_vid_ && !analysis::IsCompilerWorkspace(*ws)) {
-        u.write_trips[side_] = u.read_trips[side_] = -1;  // not paired (IsOneToOne)
+        u.write_trips[side_] = u.read_trips[side_] = std::nullopt;  // not paired (IsOneToOne)
       } else if (under_vid_) {
         ctx_.diag->Error(op.loc)
             << "this cube/vector hand-off sits under a loop or `if` that depends on vid, so the "
@@ -148,7 +195,7 @@ class Survey : public ir::Visitor {
   int side_ = -1;
   bool in_loop_ = false;
   bool under_vid_ = false;
-  int64_t trips_ = 1;  // executions of the statement being visited, -1: not constant
+  Trips trips_ = Once();  // executions of the statement being visited
   std::set<const ir::VarNode*> vid_vars_;
 };
 
@@ -156,7 +203,7 @@ class Survey : public ir::Visitor {
 // compiler's own are (written on one side, read on the other, as often): the counters pair
 // each write with one read. Others stay the author's to order (a write read many times, say).
 bool IsOneToOne(const Survey::Use& u, int side) {
-  return u.writes[1 - side] == 0 && u.reads[side] == 0 && u.write_trips[side] >= 0 &&
+  return u.writes[1 - side] == 0 && u.reads[side] == 0 && u.write_trips[side].has_value() &&
          u.write_trips[side] == u.read_trips[1 - side];
 }
 
@@ -166,8 +213,8 @@ bool IsOneToOne(const Survey::Use& u, int side) {
 // gemm result once and reads it back a quarter at a time).
 bool IsOneToMany(const Survey::Use& u, int side) {
   return u.writes[1 - side] == 0 && u.reads[side] == 0 && u.writes[side] == 1 &&
-         u.write_trips[side] == 1 && !u.in_loop && u.read_trips[1 - side] > 1 &&
-         u.read_trips[1 - side] <= kMaxTokens;
+         ConstantOf(u.write_trips[side]) == 1 && !u.in_loop &&
+         ConstantOf(u.read_trips[1 - side]) > 1 && ConstantOf(u.read_trips[1 - side]) <= kMaxTokens;
 }
 
 struct Write {
@@ -462,13 +509,13 @@ Plan MakePlan(const ir::Kernel& kernel, PassContext& ctx) {
       h.dir = side == 0 ? kCubeToVector : kVectorToCube;
       h.write_pipe = u.write_pipe;
       if (!analysis::IsCompilerWorkspace(*ws) && IsOneToMany(u, side)) {
-        h.sets_per_write = static_cast<int>(u.read_trips[1 - side]);
+        h.sets_per_write = static_cast<int>(ConstantOf(u.read_trips[1 - side]));
         plan.hand_offs[ws] = h;
         continue;
       }
       if (!analysis::IsCompilerWorkspace(*ws) && !IsOneToOne(u, side)) {
         if (u.writes[1 - side] == 0 && u.reads[side] == 0)
-          fills.push_back({ws, side, u.writes[side], u.read_trips[1 - side]});
+          fills.push_back({ws, side, u.writes[side], ConstantOf(u.read_trips[1 - side])});
         pending[ws] = h;
         continue;
       }

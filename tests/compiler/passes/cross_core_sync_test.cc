@@ -452,6 +452,57 @@ TEST(CrossCoreSync, DeclaredWorkspaceRewrittenOrReadTooOftenIsLeftToTheAuthor) {
   }
 }
 
+// A declared workspace written and read once per trip of a loop whose trip count is known
+// only at run time (upstream's fa_opt flash attentions loop over a core's share of the
+// tasks): the same extent on both sides is the same count, so it is paired like the
+// compiler's own hand-offs. With extents that differ it stays the author's.
+std::string RuntimeLoopHandOff(std::string_view vector_extent) {
+  return DeclaredWorkspace(std::string("  let %v0 = select(%cid < 1, 2, 0)\n"
+                                       "  scope cube {\n"
+                                       "    for %v1 in serial(0, %v0) {\n"
+                                       "      copy(%p1, %l0c_0)\n"
+                                       "    }\n"
+                                       "  }\n"
+                                       "  scope vector {\n"
+                                       "    for %v1 in serial(0, ") +
+                           std::string(vector_extent) +
+                           ") {\n"
+                           "      copy(%ub_0, %p1[%vid * 32:+32, 0:+16])\n"
+                           "    }\n"
+                           "  }\n");
+}
+
+TEST(CrossCoreSync, DeclaredWorkspaceInALoopOfRuntimeTripCountIsPaired) {
+  PassRunner r;
+  EnableCvSync(r);
+  EXPECT_EQ(r.Run(CrossCoreSync, RuntimeLoopHandOff("%v0")),
+            DeclaredWorkspace("  let %v0 = select(%cid < 1, 2, 0)\n"
+                              "  scope cube {\n"
+                              "    for %v1 in serial(0, %v0) {\n"
+                              "      wait_cross_flag(1, pipe=fix) {compiler}\n"
+                              "      copy(%p1, %l0c_0)\n"
+                              "      set_cross_flag(fix, 0, mode=2) {compiler}\n"
+                              "    }\n"
+                              "    wait_cross_flag(1, pipe=fix) {compiler}\n"
+                              "  }\n"
+                              "  scope vector {\n"
+                              "    set_cross_flag(mte2, 1, mode=2) {compiler}\n"
+                              "    for %v1 in serial(0, %v0) {\n"
+                              "      wait_cross_flag(0, pipe=mte2) {compiler}\n"
+                              "      copy(%ub_0, %p1[%vid * 32:+32, 0:+16])\n"
+                              "      set_cross_flag(mte2, 1, mode=2) {compiler}\n"
+                              "    }\n"
+                              "  }\n"));
+}
+
+TEST(CrossCoreSync, DeclaredWorkspaceInLoopsOfOtherExtentsIsLeftToTheAuthor) {
+  PassRunner r;
+  EnableCvSync(r);
+  const std::string text = RuntimeLoopHandOff("%v0 + 1");
+  EXPECT_EQ(r.Run(CrossCoreSync, text), text);
+  EXPECT_EQ(r.ctx.stats["cross_flags"], 0);
+}
+
 // A declared workspace the vector cores fill one row per copy in a loop and the cube reads
 // whole once per iteration (upstream's sparse flash attentions): the row loop is one write,
 // so the ready flag follows the loop and, the fill being repeated, the slot-free wait
