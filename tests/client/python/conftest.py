@@ -4,8 +4,10 @@
 `tilejitd` (session): a real daemon for the test session, on a private Unix socket in a
 temporary folder with its own SQLite cache; the package is connected to it and keeps its
 local binary cache in the same folder. The daemon is stopped at teardown (SIGTERM, then
-SIGKILL), and dies with the test process in any case (PR_SET_PDEATHSIG), so a failing or
-killed run never leaks one.
+SIGKILL), and dies with the test process in any case (PR_SET_PDEATHSIG, set by util-linux's
+setpriv: a preexec_fn would make subprocess fork and run gRPC's at-fork handlers in the child,
+which exit it with status 64 once a channel has failed), so a failing or killed run never leaks
+one.
 
 `kernels_dir`: ../shared/kernels when it exists, else the repository's copy
 (tests/testdata/kernels), as the C++ tests choose.
@@ -13,7 +15,6 @@ killed run never leaks one.
 Environment: TILEJITD (the daemon binary; else the build tree's tilejit_paths.TILEJITD),
 TILEJIT_KERNELS_DIR (overrides the kernels folder).
 """
-import ctypes
 import os
 import signal
 import subprocess
@@ -26,7 +27,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 PYTHON_DIR = os.path.join(ROOT, "client", "python")
 COMPAT_DIR = os.path.join(PYTHON_DIR, "compat")
-_PR_SET_PDEATHSIG = 1
 
 
 def tilejitd_path():
@@ -47,10 +47,6 @@ def kernels_dir():
     return os.path.join(ROOT, "tests", "testdata", "kernels")
 
 
-def die_with_parent():
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
-
-
 class Daemon:
     """A tilejitd on unix:<folder>/tilejitd.sock (tcp=True: on a free 127.0.0.1 port, its
     address 127.0.0.1:PORT), started and reaped by its owner."""
@@ -63,16 +59,16 @@ class Daemon:
         log = open(self.log_path, "ab")
         listen = "127.0.0.1:0" if tcp else self.address
         self.proc = subprocess.Popen(
-            [tilejitd_path(), "--listen", listen, "--cache-path",
+            ["setpriv", "--pdeathsig", "KILL", tilejitd_path(), "--listen", listen, "--cache-path",
              os.path.join(folder, "kernels.sqlite"), "--drain-grace-seconds", "5", *flags],
-            stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
-            preexec_fn=die_with_parent)
+            stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
         deadline = time.monotonic() + 60
         while not self._listening(tcp):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"tilejitd did not start; log:\n{self.log()}")
+                raise RuntimeError(f"tilejitd did not start (exit status {self.proc.returncode}); "
+                                   f"log:\n{self.log()}")
             time.sleep(0.02)
 
     def _listening(self, tcp):

@@ -6,7 +6,9 @@ picks a free port; the daemon prints the chosen one on stdout)
 with a SQLite cache in cache_dir. stop() sends SIGTERM and waits, killing the
 process group if the daemon does not drain in time; it is safe to call twice
 and is also registered with atexit; the daemon also dies with the test process
-(PR_SET_PDEATHSIG), so a failing or killed test never leaks a daemon.
+(PR_SET_PDEATHSIG, set by util-linux's setpriv rather than a preexec_fn, under which
+subprocess forks and runs gRPC's at-fork handlers in the child), so a failing or killed test
+never leaks a daemon, even when a CTest timeout SIGKILLs the test and skips every cleanup.
 
 Daemon(..., listen="0.0.0.0:0") listens elsewhere than 127.0.0.1 (the port line and
 `address`, 127.0.0.1:PORT, stay as they are). Daemon(..., metrics=True) also serves Prometheus metrics on a free loopback
@@ -17,7 +19,6 @@ SIGKILL (a crash: no drain, no clean close of the cache).
 Environment: TILEJITD names the daemon binary.
 """
 import atexit
-import ctypes
 import os
 import signal
 import socket
@@ -26,13 +27,6 @@ import threading
 import urllib.request
 
 TILEJITD = os.environ.get("TILEJITD", "build/server/tilejitd")
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent():
-    # Runs in the child before exec: even if the test process is killed (a CTest timeout
-    # sends SIGKILL, which skips every cleanup), the daemon goes with it.
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
 
 
 def _free_port():
@@ -70,7 +64,7 @@ class Daemon:
     def start(self, timeout=60):
         os.makedirs(self.cache_dir, exist_ok=True)
         log = open(self.log_path, "ab")
-        cmd = [TILEJITD, "--listen", self.listen, "--cache-path", self.cache_path,
+        cmd = ["setpriv", "--pdeathsig", "KILL", TILEJITD, "--listen", self.listen, "--cache-path", self.cache_path,
                "--drain-grace-seconds", "5", *self.extra]
         if self.metrics:
             # A port picked here may be taken before the daemon binds it; that is rare on
@@ -78,7 +72,7 @@ class Daemon:
             self.metrics_port = _free_port()
             cmd += ["--metrics-port", str(self.metrics_port)]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log,
-                                     start_new_session=True, preexec_fn=_die_with_parent)
+                                     start_new_session=True)
         log.close()
         atexit.register(self.stop)
         port = []
