@@ -17,7 +17,7 @@ factory belong to that factory and are not counted. Of the literal calls, those 
 T.symbolic, autotune (@tilelang.autotune), T.shmem_* or fp8 dtypes are excluded, with the
 reason.
 
-Every other call runs in a child process (at most --timeout seconds, default 120): the
+Every other call runs in a child process (at most --timeout seconds, default 1200): the
 example's module gets only what the factory needs (its imports and defs, and the top-level
 statements binding the names they read; never the `if __name__ == "__main__":` block nor a
 statement calling a factory or a function that does), the factory is called with the literal

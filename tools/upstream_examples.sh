@@ -14,7 +14,7 @@
 # stderr. A developer-run measure: CI runs the project's own tests.
 #
 #   BUILD_DIR=build (default)   the build tree: tilejitd, libtilejit_runtime.so, generated Python
-#   TIMEOUT=120 (default)       per-call timeout in seconds (compile and checked run)
+#   TIMEOUT=1200 (default)      per-call timeout in seconds (compile and checked run)
 #   ONLY=TEXT                   run only the calls whose file:line contains TEXT
 #   MARKDOWN=1                  print the report as the README's tables
 # The checkout: the public repository tile-ai/tilelang-ascend at commit 95acbd7f.
@@ -41,5 +41,5 @@ source "$ROOT/tools/upstream_daemon.sh"
 start_tilejitd upstream_examples
 export TILEJIT_CACHE_DIR="$WORK/binaries"
 /usr/bin/python3 "$ROOT/tools/upstream_examples.py" \
-  --spec "$ROOT/tools/upstream_examples_spec.toml" --timeout "${TIMEOUT:-120}" \
+  --spec "$ROOT/tools/upstream_examples_spec.toml" --timeout "${TIMEOUT:-1200}" \
   ${ONLY:+--only "$ONLY"} ${MARKDOWN:+--markdown} "$DIR"

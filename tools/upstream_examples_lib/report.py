@@ -202,7 +202,7 @@ def main(usage):
     parser.add_argument("directory", help="a TileLang-Ascend checkout")
     parser.add_argument("--spec", help="tools/upstream_examples_spec.toml")
     parser.add_argument("--markdown", action="store_true")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per call")
+    parser.add_argument("--timeout", type=float, default=1200.0, help="seconds per call")
     parser.add_argument("--list", action="store_true", help="only list the calls found")
     parser.add_argument("--only", help="run only the calls whose file:line contains this")
     parser.add_argument("--child", metavar="CALL", help=argparse.SUPPRESS)
