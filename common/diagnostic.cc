@@ -32,6 +32,11 @@ DiagnosticEngine::Builder::~Builder() {
 }
 
 void DiagnosticEngine::Add(Diagnostic diag) {
+  if (diag.message.size() > kMaxMessageBytes) {
+    const size_t cut = diag.message.size() - kMaxMessageBytes;
+    diag.message.resize(kMaxMessageBytes);
+    diag.message += "... (" + std::to_string(cut) + " more bytes)";
+  }
   if (diag.severity == Severity::kError) {
     ++error_count_;
     if (error_count_ > kMaxErrors) return;

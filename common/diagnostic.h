@@ -61,6 +61,8 @@ class DiagnosticEngine {
 
   // Stop recording errors past this many (further ones are counted but dropped).
   static constexpr size_t kMaxErrors = 50;
+  // A longer message (one quoting a huge value) keeps its start and says how much was cut.
+  static constexpr size_t kMaxMessageBytes = 4096;
 
   explicit DiagnosticEngine(const SourceManager* sources) : sources_(sources) {}
 

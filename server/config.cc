@@ -96,6 +96,15 @@ std::vector<Setting> Settings() {
       Row("tls-client-ca",
           "PEM CA certificates: clients must present a certificate they signed (mTLS)",
           &C::tls_client_ca),
+      Row("frontend-max-steps",
+          "Steps a kernel factory may take (statements, loop iterations, calls, elements walked)",
+          &C::frontend_max_steps),
+      Row("frontend-max-memory-mb", "MiB a kernel factory's host values may hold",
+          &C::frontend_max_memory_mb),
+      Row("frontend-max-call-depth", "Nested calls a kernel factory may make (at most 48)",
+          &C::frontend_max_call_depth),
+      Row("frontend-max-seconds", "Wall-clock seconds a kernel factory may run",
+          &C::frontend_max_seconds),
       Row("test-backend-delay-ms",
           "Tests only: each back-end compile sleeps this long first (makes requests overlap)",
           &C::test_backend_delay_ms),
@@ -161,6 +170,12 @@ Status Validate(const DaemonConfig& c) {
   if (c.max_message_bytes < 1024) return InvalidArgument("--max-message-bytes is too small");
   if (c.metrics_port < 0 || c.metrics_port > 65535) {
     return InvalidArgument("--metrics-port must be 0..65535");
+  }
+  if (c.frontend_max_call_depth < 1 || c.frontend_max_call_depth > 48) {
+    return InvalidArgument("--frontend-max-call-depth must be 1 to 48");
+  }
+  if (c.frontend_max_steps == 0 || c.frontend_max_memory_mb == 0 || c.frontend_max_seconds < 1) {
+    return InvalidArgument("the --frontend-max-* budgets must be positive");
   }
   if (c.max_rpc_threads < 2) return InvalidArgument("--max-rpc-threads must be at least 2");
   if (c.test_backend_delay_ms < 0 || c.test_backend_delay_ms > 600'000) {

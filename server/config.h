@@ -50,7 +50,11 @@ struct DaemonConfig {
   std::string tls_cert;            // PEM certificate chain; with tls_key, TLS is on
   std::string tls_key;             // PEM private key of tls_cert
   std::string tls_client_ca;       // PEM CA certificates; clients must present a cert it signed
-  int test_backend_delay_ms = 0;   // tests only (ServiceOptions::test_backend_delay_ms)
+  uint64_t frontend_max_steps = 50'000'000;  // frontend::HostLimits
+  uint64_t frontend_max_memory_mb = 1024;
+  int frontend_max_call_depth = 48;
+  int frontend_max_seconds = 120;
+  int test_backend_delay_ms = 0;  // tests only (ServiceOptions::test_backend_delay_ms)
 };
 
 // Parses argv (and the --config file it names). kInvalidArgument with a readable message on

@@ -6,11 +6,19 @@
 // --drain-grace-seconds, the workers finish, and the cache is closed cleanly. SIGHUP reloads
 // the --auth-tokens file (a bad file keeps the tokens in force and logs the error).
 //
-// The signals are blocked before any thread starts and taken with sigwait on the main thread,
-// so no handler ever runs in async-signal context.
+// The signals come through a self-pipe, not sigwait: shared libraries start threads before
+// main runs (OpenBLAS starts its pool from a constructor) and those threads do not block the
+// signals, so a signal sent while the main thread was not in sigwait went to one of them, whose
+// default action ended the process (a SIGHUP reload killed the daemon about once in six). The
+// handler only write()s the signal's number; the main thread reads it and acts. The signals
+// stay blocked on the threads the daemon starts itself.
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -54,12 +62,46 @@ ServiceOptions ToServiceOptions(const DaemonConfig& c) {
   o.max_launch_gm_bytes = c.max_launch_gm_bytes;
   o.max_instruction_budget = c.max_instruction_budget;
   o.max_concurrent_launches = c.max_concurrent_launches;
+  o.frontend_limits.max_steps = c.frontend_max_steps;
+  o.frontend_limits.max_memory_bytes = c.frontend_max_memory_mb << 20;
+  o.frontend_limits.max_call_depth = c.frontend_max_call_depth;
+  o.frontend_limits.max_seconds = c.frontend_max_seconds;
   o.test_backend_delay_ms = c.test_backend_delay_ms;
   if (o.test_backend_delay_ms > 0) {
     spdlog::warn("--test-backend-delay-ms {}: every compile is slowed down (tests only)",
                  o.test_backend_delay_ms);
   }
   return o;
+}
+
+int g_signal_pipe[2] = {-1, -1};
+
+extern "C" void OnStopSignal(int sig) {
+  const int saved = errno;
+  const unsigned char byte = static_cast<unsigned char>(sig);
+  [[maybe_unused]] ssize_t n = write(g_signal_pipe[1], &byte, 1);
+  errno = saved;
+}
+
+// The handler for each of `signals`, writing into the self-pipe.
+bool InstallSignalPipe(const sigset_t& signals) {
+  if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return false;
+  struct sigaction action {};
+  action.sa_handler = OnStopSignal;
+  action.sa_flags = SA_RESTART;
+  sigfillset(&action.sa_mask);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    if (sigismember(&signals, sig) == 1 && sigaction(sig, &action, nullptr) != 0) return false;
+  }
+  return true;
+}
+
+// The next signal taken, or 0 when none came within `timeout_ms` (-1: wait without end).
+int NextSignal(int timeout_ms) {
+  pollfd fd{g_signal_pipe[0], POLLIN, 0};
+  if (poll(&fd, 1, timeout_ms) <= 0) return 0;
+  unsigned char byte = 0;
+  return read(g_signal_pipe[0], &byte, 1) == 1 ? byte : 0;
 }
 
 void ReloadTokens(TokenStore* tokens) {
@@ -79,10 +121,9 @@ void ReloadTokens(TokenStore* tokens) {
 // that long; true when it was the idleness. SIGHUP reloads the tokens and waits on.
 bool WaitForStop(const sigset_t& signals, int64_t idle_exit_seconds, const GrpcServer& server,
                  TokenStore* tokens) {
-  const timespec tick{1, 0};
+  pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);  // the main thread takes them from here on
   while (true) {
-    const int sig = idle_exit_seconds > 0 ? sigtimedwait(&signals, nullptr, &tick)
-                                          : sigwaitinfo(&signals, nullptr);
+    const int sig = NextSignal(idle_exit_seconds > 0 ? 1000 : -1);
     if (sig == SIGHUP) {
       ReloadTokens(tokens);
     } else if (sig > 0) {
@@ -178,6 +219,10 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  if (!tilejit::server::InstallSignalPipe(signals)) {
+    std::perror("tilejitd: signal handlers");
+    return 1;
+  }
 
   bool exit_now = false;
   std::string help;

@@ -182,8 +182,12 @@ class CompileService::CompileRun {
   // Runs the frontend; false when the reply (or error status) is final.
   bool Specialize() {
     s_->frontend_runs_->Inc();
+    frontend::FrontendRequest bounded = request_;
+    bounded.limits = s_->options_.frontend_limits;
+    bounded.deadline = ctx_.deadline;
+    bounded.cancelled = ctx_.cancelled;
     try {
-      spec_ = s_->backend_->Specialize(request_);
+      spec_ = s_->backend_->Specialize(bounded);
     } catch (const std::exception& e) {
       spec_.status = Internal(std::string("frontend failed: ") + e.what());
     }

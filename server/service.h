@@ -62,6 +62,7 @@ struct ServiceOptions {
   uint64_t default_instruction_budget = 50'000'000;
   uint64_t max_instruction_budget = 500'000'000;
   int max_concurrent_launches = 2;
+  frontend::HostLimits frontend_limits;  // the bounds on each request's factory run
   int launch_host_threads = 1;  // device host threads per launch (LaunchOptions::host_threads)
   // Tests only: every back-end run first sleeps this long, so that concurrent requests
   // overlap deterministically in end-to-end tests (single-flight, queueing). 0: off.

@@ -5,6 +5,8 @@
 // never escapes as an exception.
 #include "compiler/frontend/frontend.h"
 
+#include <new>
+
 #include "compiler/frontend/host_eval.h"
 #include "compiler/frontend/parser.h"
 #include "compiler/frontend/tracer.h"
@@ -184,13 +186,15 @@ std::optional<FrontendResult> TraceEntry(const FrontendRequest& req, const Funct
 }
 
 std::optional<FrontendResult> RunTileLang(const FrontendRequest& req, uint32_t file,
-                                          SourceManager* sources, DiagnosticEngine* diag) {
+                                          HostBudget* budget, SourceManager* sources,
+                                          DiagnosticEngine* diag) {
   auto module = ParseModule(*sources, file);
   if (!module.ok()) {
     diag->Error(SourceLoc{file, 1, 1}) << module.status().message();
     return std::nullopt;
   }
   ModuleEnv env(&*module, sources);
+  env.set_budget(budget);
   for (const auto& [name, v] : req.globals) env.SetGlobal(name, v);
   Tracer tracer(&env, diag);
   int index = env.FindDef(req.entry);
@@ -232,8 +236,8 @@ std::optional<FrontendResult> RunTileLang(const FrontendRequest& req, uint32_t f
 
 // A PRIM_FUNC request: no factory runs here and no module level exists; the prim_func and
 // what it reads come from the client (client_values.h), its settings from the request.
-std::optional<FrontendResult> RunPrimFunc(const FrontendRequest& req, SourceManager* sources,
-                                          DiagnosticEngine* diag) {
+std::optional<FrontendResult> RunPrimFunc(const FrontendRequest& req, HostBudget* budget,
+                                          SourceManager* sources, DiagnosticEngine* diag) {
   if (req.files.empty() || req.functions.empty()) {
     diag->Error(SourceLoc{}) << "a prim_func request needs its files and its function table";
     return std::nullopt;
@@ -243,6 +247,7 @@ std::optional<FrontendResult> RunPrimFunc(const FrontendRequest& req, SourceMana
   Module none;
   none.file_id = ids[0];
   ModuleEnv env(&none, sources);
+  env.set_budget(budget);
   env.set_unbound_hint(" (the client sent no value for it)");
   Tracer tracer(&env, diag);
   ClientResolver resolver(&tracer, ids);
@@ -353,13 +358,16 @@ Result<FrontendResult> RunFrontend(const FrontendRequest& request, SourceManager
   // The request's first file gets the next id; errors with no better place point at its top.
   const uint32_t file = static_cast<uint32_t>(sources->file_count()) + 1;
   std::optional<FrontendResult> r;
+  HostBudget budget(request.limits, request.deadline, request.cancelled);
   try {
+    HostBudget::Active active(&budget);
     if (request.format == SourceFormat::kPrimFunc) {
-      r = RunPrimFunc(request, sources, diag);
+      r = RunPrimFunc(request, &budget, sources, diag);
     } else {
       sources->AddFile(request.file_name, request.source);
-      r = request.format == SourceFormat::kTileIr ? RunTileIr(request, file, sources, diag)
-                                                  : RunTileLang(request, file, sources, diag);
+      r = request.format == SourceFormat::kTileIr
+              ? RunTileIr(request, file, sources, diag)
+              : RunTileLang(request, file, &budget, sources, diag);
     }
     if (r && !diag->has_errors()) {
       Status verified = ir::Verify(r->kernel, nullptr);
@@ -372,11 +380,18 @@ Result<FrontendResult> RunFrontend(const FrontendRequest& request, SourceManager
       r->ir_text = ir::PrintKernel(r->kernel);
       r->ir_hash = ir::IrHash(r->kernel);
     }
+    budget.Report(Top(*sources, file), diag);  // an exhaustion no later step reported
   } catch (const InternalError& e) {
     diag->Error(Top(*sources, file)) << "internal error: " << e.what();
+  } catch (const std::bad_alloc&) {
+    diag->Error(Top(*sources, file)) << "the frontend ran out of memory (the factory's values "
+                                        "held at most "
+                                     << budget.peak_bytes() << " bytes)";
   }
   if (diag->has_errors() || !r) {
     if (!diag->has_errors()) diag->Error(Top(*sources, file)) << "compile failed";
+    // Stopped by time, not by the kernel: callers must not remember it as the kernel's error.
+    if (budget.stopped_by_time()) return DeadlineExceeded(diag->ToStatus().message());
     return diag->ToStatus();
   }
   return std::move(*r);

@@ -17,6 +17,7 @@
 // DiagnosticEngine. The result owns its IR (shared immutable nodes).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,7 @@
 #include "common/result.h"
 #include "common/source_loc.h"
 #include "compiler/frontend/client_values.h"
+#include "compiler/frontend/host_budget.h"
 #include "compiler/frontend/value.h"
 #include "compiler/ir/ir.h"
 #include "compiler/pass_config.h"
@@ -65,6 +67,10 @@ struct FrontendRequest {
   // kPrimFunc: the client's files and its function table (functions[0] is the prim_func).
   std::vector<SourceFile> files;
   std::vector<ClientFunction> functions;
+  // The bounds of the run (host_budget.h); none of them enters the cache key.
+  HostLimits limits;
+  HostBudget::Clock::time_point deadline = HostBudget::Clock::time_point::max();
+  std::function<bool()> cancelled;  // may be null
 };
 
 struct FrontendResult {

@@ -28,6 +28,7 @@
 #include "common/source_loc.h"
 #include "compiler/frontend/ast.h"
 #include "compiler/frontend/builtin_registry.h"
+#include "compiler/frontend/host_budget.h"
 #include "compiler/frontend/value.h"
 
 namespace tilejit::frontend {
@@ -77,6 +78,9 @@ class ModuleEnv {
   // name comes from the client).
   void set_unbound_hint(std::string hint) { unbound_hint_ = std::move(hint); }
   const Module& module() const { return *module_; }
+  // The bounds of this run (borrowed; must outlive the env). Without one, the defaults.
+  void set_budget(HostBudget* budget) { budget_ = budget; }
+  HostBudget& budget() { return *budget_; }
 
   // The statement index of the top-level def `name`, or -1 if none.
   int FindDef(const std::string& name) const;
@@ -92,6 +96,8 @@ class ModuleEnv {
   // Per top-level statement index: the values it bound, once evaluated.
   std::map<int, std::map<std::string, Value>> done_;
   std::map<int, bool> in_progress_;
+  HostBudget default_budget_{HostLimits{}};
+  HostBudget* budget_ = &default_budget_;
 };
 
 // What running a block of host statements ended with.
@@ -99,9 +105,8 @@ enum class Flow : uint8_t { kNormal, kReturn, kBreak, kContinue, kError };
 
 class Evaluator {
  public:
-  // Limits that keep hostile input from exhausting the stack or the clock.
-  static constexpr int kMaxCallDepth = 48;
-  static constexpr int64_t kMaxLoopIterations = 1 << 20;
+  // Limits that keep hostile input from exhausting the stack (the clock, memory and the
+  // recursion depth are the env's HostBudget).
   static constexpr int kMaxTopLevelDepth = 128;
 
   Evaluator(ModuleEnv* env, DiagnosticEngine* diag);
@@ -159,6 +164,7 @@ class Evaluator {
 
   DiagnosticEngine& diag() { return *diag_; }
   ModuleEnv& env() { return *env_; }
+  HostBudget& budget() { return env_->budget(); }
   const SourceManager* sources() const { return env_->sources_; }
 
  protected:
@@ -171,6 +177,8 @@ class Evaluator {
 
   // Runs one host statement; false after a diagnostic.
   bool ExecStmt(const Stmt& s, const ScopePtr& scope, Value* ret, Flow* flow);
+  bool ExecLoopBody(const Stmt& loop, const Value& item, const ScopePtr& scope, Value* ret,
+                    Flow* flow);
 
   int depth_ = 0;            // expression nesting depth
   int call_depth_ = 0;       // user function calls in progress

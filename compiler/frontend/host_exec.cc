@@ -277,8 +277,7 @@ bool Evaluator::BindParams(const FunctionValue& fn, std::vector<Value> args, con
 
 std::optional<Value> Evaluator::CallFunction(const FunctionValue& fn, std::vector<Value> args,
                                              const KwArgs& kwargs, SourceLoc call_loc) {
-  if (call_depth_ >= kMaxCallDepth) {
-    diag_->Error(call_loc) << "call depth exceeds " << kMaxCallDepth << " (recursion?)";
+  if (!budget().EnterCall(call_depth_, call_loc, diag_) || !budget().Step(call_loc, diag_)) {
     return std::nullopt;
   }
   ++call_depth_;
@@ -300,7 +299,7 @@ std::optional<Value> Evaluator::CallFunction(const FunctionValue& fn, std::vecto
 Flow Evaluator::ExecBlock(const StmtList& body, const ScopePtr& scope, Value* ret) {
   for (const StmtPtr& s : body) {
     Flow flow = Flow::kNormal;
-    if (!ExecStmt(*s, scope, ret, &flow)) return Flow::kError;
+    if (!budget().Step(s->loc, diag_) || !ExecStmt(*s, scope, ret, &flow)) return Flow::kError;
     if (flow != Flow::kNormal) return flow;
   }
   return Flow::kNormal;

@@ -131,7 +131,11 @@ std::optional<Value> Evaluator::BinOp(BinOpKind op, const Value& a, const Value&
   // Sequences and strings.
   if (op == BinOpKind::kAdd && a.kind == b.kind &&
       (a.kind == ValueKind::kString || a.is_sequence())) {
-    if (a.kind == ValueKind::kString) return Value::Str(a.text + b.text);
+    const bool text = a.kind == ValueKind::kString;
+    const uint64_t bytes =
+        text ? a.text.size() + b.text.size() : (a.size() + b.size()) * sizeof(Value);
+    if (!budget().Reserve(bytes, loc, diag_)) return std::nullopt;
+    if (text) return Value::Str(a.text + b.text);
     std::vector<Value> items = *a.items;
     items.insert(items.end(), b.items->begin(), b.items->end());
     return a.kind == ValueKind::kList ? Value::List(std::move(items))
@@ -139,18 +143,20 @@ std::optional<Value> Evaluator::BinOp(BinOpKind op, const Value& a, const Value&
   }
   if (op == BinOpKind::kMult && (a.kind == ValueKind::kString || a.is_sequence()) &&
       (b.kind == ValueKind::kInt || b.kind == ValueKind::kBool)) {
-    int64_t count = std::max<int64_t>(0, AsInt(b));
-    size_t unit = a.kind == ValueKind::kString ? a.text.size() : a.size();
-    if (unit != 0 && count > static_cast<int64_t>((1 << 20) / unit)) {
-      diag_->Error(loc) << "repetition result is too large";
-      return std::nullopt;
-    }
+    const uint64_t unit = a.kind == ValueKind::kString ? a.text.size() : a.size() * sizeof(Value);
+    // An empty operand repeated any number of times is empty (and costs no loop).
+    const int64_t count = unit == 0 ? 0 : std::max<int64_t>(0, AsInt(b));
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(unit, static_cast<uint64_t>(count), &bytes)) bytes = UINT64_MAX;
+    if (!budget().Reserve(bytes, loc, diag_)) return std::nullopt;
     if (a.kind == ValueKind::kString) {
       std::string out;
+      out.reserve(bytes);
       for (int64_t n = 0; n < count; ++n) out += a.text;
       return Value::Str(out);
     }
     std::vector<Value> items;
+    items.reserve(static_cast<size_t>(count) * a.size());
     for (int64_t n = 0; n < count; ++n) items.insert(items.end(), a.items->begin(), a.items->end());
     return a.kind == ValueKind::kList ? Value::List(std::move(items))
                                       : Value::Tuple(std::move(items));

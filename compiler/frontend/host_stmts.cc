@@ -8,10 +8,12 @@
 namespace tilejit::frontend {
 namespace {
 
-// The values a host `for` iterates over: a list/tuple, or range(...) computed eagerly.
-bool RangeValues(DiagnosticEngine* diag, const std::vector<Value>& args, SourceLoc loc,
-                 std::vector<Value>* out) {
-  int64_t v[3] = {0, 0, 1};
+// range(...)'s start, stop and step for a host `for`, which iterates lazily (range(2**40) is a
+// step budget matter, not a list of 2^40 values).
+bool RangeBounds(DiagnosticEngine* diag, const std::vector<Value>& args, SourceLoc loc,
+                 int64_t v[3]) {
+  v[0] = 0;
+  v[2] = 1;
   if (args.empty() || args.size() > 3) {
     diag->Error(loc) << "range() takes 1 to 3 arguments";
     return false;
@@ -34,18 +36,21 @@ bool RangeValues(DiagnosticEngine* diag, const std::vector<Value>& args, SourceL
     diag->Error(loc) << "range() step must not be zero";
     return false;
   }
-  for (int64_t x = v[0]; v[2] > 0 ? x < v[1] : x > v[1];) {
-    if (static_cast<int64_t>(out->size()) >= Evaluator::kMaxLoopIterations) {
-      diag->Error(loc) << "loop exceeds " << Evaluator::kMaxLoopIterations << " iterations";
-      return false;
-    }
-    out->push_back(Value::Int(x));
-    if (__builtin_add_overflow(x, v[2], &x)) break;
-  }
   return true;
 }
 
 }  // namespace
+
+// One iteration of a host `for`: binds the target and runs the body. `flow` is kReturn or
+// kBreak when the loop ends here.
+bool Evaluator::ExecLoopBody(const Stmt& loop, const Value& item, const ScopePtr& scope, Value* ret,
+                             Flow* flow) {
+  if (!budget().Step(loop.loc, diag_) || !Assign(*loop.targets[0], item, scope)) return false;
+  const Flow f = ExecBlock(loop.body, scope, ret);
+  if (f == Flow::kError) return false;
+  if (f == Flow::kReturn || f == Flow::kBreak) *flow = f;
+  return true;
+}
 
 bool Evaluator::ExecStmt(const Stmt& s, const ScopePtr& scope, Value* ret, Flow* flow) {
   switch (s.kind) {
@@ -86,15 +91,21 @@ bool Evaluator::ExecStmt(const Stmt& s, const ScopePtr& scope, Value* ret, Flow*
       return *flow != Flow::kError;
     }
     case StmtKind::kFor: {
-      std::vector<Value> items;
       const Expr& iter = *s.value;
       std::optional<Value> callee;
       if (iter.kind == ExprKind::kCall) callee = Eval(*iter.left, scope);
       if (callee && callee->kind == ValueKind::kBuiltin && callee->text == "range") {
         std::vector<Value> args;
         KwArgs kwargs;
-        if (!EvalArgs(iter, scope, &args, &kwargs)) return false;
-        if (!RangeValues(diag_, args, iter.loc, &items)) return false;
+        int64_t r[3];
+        if (!EvalArgs(iter, scope, &args, &kwargs) || !RangeBounds(diag_, args, iter.loc, r)) {
+          return false;
+        }
+        for (int64_t x = r[0]; r[2] > 0 ? x < r[1] : x > r[1];) {
+          if (!ExecLoopBody(s, Value::Int(x), scope, ret, flow)) return false;
+          if (*flow != Flow::kNormal) break;
+          if (__builtin_add_overflow(x, r[2], &x)) break;
+        }
       } else {
         auto v = Eval(iter, scope);
         if (!v) return false;
@@ -102,18 +113,12 @@ bool Evaluator::ExecStmt(const Stmt& s, const ScopePtr& scope, Value* ret, Flow*
           diag_->Error(iter.loc) << "cannot iterate over a " << TypeName(*v) << " in host code";
           return false;
         }
-        items = *v->items;
-      }
-      for (const Value& item : items) {
-        if (!Assign(*s.targets[0], item, scope)) return false;
-        Flow f = ExecBlock(s.body, scope, ret);
-        if (f == Flow::kError) return false;
-        if (f == Flow::kReturn) {
-          *flow = f;
-          return true;
+        for (const Value& item : *v->items) {
+          if (!ExecLoopBody(s, item, scope, ret, flow)) return false;
+          if (*flow != Flow::kNormal) break;
         }
-        if (f == Flow::kBreak) break;
       }
+      if (*flow == Flow::kBreak) *flow = Flow::kNormal;
       return true;
     }
     case StmtKind::kFunctionDef: {

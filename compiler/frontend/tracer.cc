@@ -152,6 +152,7 @@ std::optional<ir::Stmt> Tracer::TraceWork(const Work& work, size_t start, const 
 bool Tracer::TraceStmt(const Work& work, size_t i, const ScopePtr& scope,
                        std::vector<ir::Stmt>* out, bool* rest_done) {
   const Stmt& s = *work[i];
+  if (!budget().Step(s.loc, &diag())) return false;
   switch (s.kind) {
     case StmtKind::kExpr:
       return TraceExprStmt(s, *s.value, scope, out);

@@ -266,6 +266,7 @@ bool Tracer::TraceInline(const FunctionValue& fn, const Expr& call, std::vector<
                            << ")";
     return false;
   }
+  if (!budget().Step(call.loc, &diag())) return false;
   ++nesting_;
   // Hygiene: the body sees its parameters and its definition site, never the caller's names.
   auto scope = std::make_shared<Scope>(fn.closure.lock());

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "compiler/frontend/host_budget.h"
+
 namespace tilejit::frontend {
 
 Value Value::Bool(bool v) {
@@ -31,13 +33,50 @@ Value Value::Str(std::string v) {
   Value r;
   r.kind = ValueKind::kString;
   r.text = std::move(v);
+  HostBudget* budget = HostBudget::Current();
+  if (budget != nullptr && r.text.capacity() >= HostCharge::kMinBytes) {
+    r.text_charge = HostCharge(budget->meter(), static_cast<int64_t>(r.text.capacity()));
+  }
   return r;
 }
+
+namespace {
+
+constexpr size_t kSmallString = 15;  // libstdc++ keeps shorter strings inside the object
+
+// What `items` holds on the heap: the vector and what its elements own directly (strings past
+// the small-string buffer and not charged on their own, element indices); aggregates inside are
+// charged on their own.
+int64_t HeapBytes(const std::vector<Value>& items) {
+  int64_t bytes = static_cast<int64_t>(items.capacity() * sizeof(Value));
+  for (const Value& v : items) {
+    if (v.text.capacity() > kSmallString && !v.text_charge)
+      bytes += static_cast<int64_t>(v.text.capacity());
+    bytes += static_cast<int64_t>(v.indices.capacity() * sizeof(ir::Expr));
+  }
+  return bytes;
+}
+
+// Aggregate storage, charged to the thread's active frontend budget while it lives.
+std::shared_ptr<const std::vector<Value>> Storage(std::vector<Value> items) {
+  HostBudget* budget = HostBudget::Current();
+  if (budget == nullptr) return std::make_shared<const std::vector<Value>>(std::move(items));
+  const int64_t bytes = HeapBytes(items);
+  std::shared_ptr<HostMeter> meter = budget->meter();
+  meter->Add(bytes);
+  return std::shared_ptr<const std::vector<Value>>(new std::vector<Value>(std::move(items)),
+                                                   [meter, bytes](const std::vector<Value>* p) {
+                                                     delete p;
+                                                     meter->Add(-bytes);
+                                                   });
+}
+
+}  // namespace
 
 Value Value::List(std::vector<Value> v) {
   Value r;
   r.kind = ValueKind::kList;
-  r.items = std::make_shared<const std::vector<Value>>(std::move(v));
+  r.items = Storage(std::move(v));
   return r;
 }
 
@@ -50,8 +89,8 @@ Value Value::Tuple(std::vector<Value> v) {
 Value Value::Dict(std::vector<Value> keys, std::vector<Value> vals) {
   Value r;
   r.kind = ValueKind::kDict;
-  r.items = std::make_shared<const std::vector<Value>>(std::move(keys));
-  r.values = std::make_shared<const std::vector<Value>>(std::move(vals));
+  r.items = Storage(std::move(keys));
+  r.values = Storage(std::move(vals));
   return r;
 }
 
@@ -125,12 +164,12 @@ bool Value::IsConstant() const {
     case ValueKind::kList:
     case ValueKind::kTuple:
       for (const Value& v : *items) {
-        if (!v.IsConstant()) return false;
+        if (!BudgetTick() || !v.IsConstant()) return false;
       }
       return true;
     case ValueKind::kDict:
       for (size_t n = 0; n < items->size(); ++n) {
-        if (!(*items)[n].IsConstant() || !(*values)[n].IsConstant()) return false;
+        if (!BudgetTick() || !(*items)[n].IsConstant() || !(*values)[n].IsConstant()) return false;
       }
       return true;
     default:
@@ -193,18 +232,8 @@ std::string FloatRepr(double d) {
   return s;
 }
 
-std::string JoinRepr(const std::vector<Value>& items) {
-  std::string out;
-  for (size_t n = 0; n < items.size(); ++n) {
-    if (n > 0) out += ", ";
-    out += Repr(items[n]);
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string Repr(const Value& v) {
+// repr() of a value that holds no other values.
+std::string ScalarRepr(const Value& v) {
   switch (v.kind) {
     case ValueKind::kNone:
       return "None";
@@ -216,18 +245,6 @@ std::string Repr(const Value& v) {
       return FloatRepr(v.f);
     case ValueKind::kString:
       return "'" + v.text + "'";
-    case ValueKind::kList:
-      return "[" + JoinRepr(*v.items) + "]";
-    case ValueKind::kTuple:
-      return v.items->size() == 1 ? "(" + Repr(v.item(0)) + ",)" : "(" + JoinRepr(*v.items) + ")";
-    case ValueKind::kDict: {
-      std::string out = "{";
-      for (size_t n = 0; n < v.items->size(); ++n) {
-        if (n > 0) out += ", ";
-        out += Repr((*v.items)[n]) + ": " + Repr((*v.values)[n]);
-      }
-      return out + "}";
-    }
     case ValueKind::kModule:
       return "<module '" + v.text + "'>";
     case ValueKind::kBuiltin:
@@ -241,6 +258,61 @@ std::string Repr(const Value& v) {
     default:
       return "<" + TypeName(v) + ">";
   }
+}
+
+// Appends repr(v) to *out: one buffer for the whole walk, so a deeply nested value costs its
+// text once, not once per level. Each element walked is a budget tick; once the budget is
+// exhausted the text ends in "..." (the evaluator reports the budget at its next step).
+void AppendRepr(const Value& v, std::string* out);
+
+void AppendItems(const std::vector<Value>& items, std::string* out) {
+  for (size_t n = 0; n < items.size(); ++n) {
+    if (!BudgetTick(out->size())) {
+      *out += "...";
+      return;
+    }
+    if (n > 0) *out += ", ";
+    AppendRepr(items[n], out);
+  }
+}
+
+void AppendRepr(const Value& v, std::string* out) {
+  switch (v.kind) {
+    case ValueKind::kList:
+      *out += "[";
+      AppendItems(*v.items, out);
+      *out += "]";
+      return;
+    case ValueKind::kTuple:
+      *out += "(";
+      AppendItems(*v.items, out);
+      *out += v.items->size() == 1 ? ",)" : ")";
+      return;
+    case ValueKind::kDict:
+      *out += "{";
+      for (size_t n = 0; n < v.items->size(); ++n) {
+        if (!BudgetTick(out->size())) {
+          *out += "...";
+          break;
+        }
+        if (n > 0) *out += ", ";
+        AppendRepr((*v.items)[n], out);
+        *out += ": ";
+        AppendRepr((*v.values)[n], out);
+      }
+      *out += "}";
+      return;
+    default:
+      *out += ScalarRepr(v);
+  }
+}
+
+}  // namespace
+
+std::string Repr(const Value& v) {
+  std::string out;
+  AppendRepr(v, &out);
+  return out;
 }
 
 bool IsScalarVar(const Value& v) {
@@ -280,13 +352,14 @@ bool Equals(const Value& a, const Value& b) {
     case ValueKind::kTuple:
       if (a.size() != b.size()) return false;
       for (size_t n = 0; n < a.size(); ++n) {
-        if (!Equals(a.item(n), b.item(n))) return false;
+        if (!BudgetTick() || !Equals(a.item(n), b.item(n))) return false;
       }
       return true;
     case ValueKind::kDict:
       if (a.size() != b.size()) return false;
       for (size_t n = 0; n < a.size(); ++n) {
-        if (!Equals(a.item(n), b.item(n)) || !Equals((*a.values)[n], (*b.values)[n])) {
+        if (!BudgetTick() || !Equals(a.item(n), b.item(n)) ||
+            !Equals((*a.values)[n], (*b.values)[n])) {
           return false;
         }
       }
@@ -323,26 +396,46 @@ bool Truthy(const Value& v) {
   }
 }
 
-std::string TypedText(const Value& v) {
+namespace {
+
+// Appends TypedText(v) to *out, one buffer for the walk (as AppendRepr).
+void AppendTyped(const Value& v, std::string* out) {
   switch (v.kind) {
     case ValueKind::kList:
-    case ValueKind::kTuple: {
-      std::string out = v.kind == ValueKind::kList ? "list[" : "tuple[";
-      for (const Value& e : *v.items) out += TypedText(e) + ",";
-      return out + "]";
-    }
-    case ValueKind::kDict: {
-      std::string out = "dict{";
-      for (size_t n = 0; n < v.size(); ++n) {
-        out += TypedText(v.item(n)) + ":" + TypedText((*v.values)[n]) + ",";
+    case ValueKind::kTuple:
+      *out += v.kind == ValueKind::kList ? "list[" : "tuple[";
+      for (const Value& e : *v.items) {
+        if (!BudgetTick(out->size())) break;
+        AppendTyped(e, out);
+        *out += ",";
       }
-      return out + "}";
-    }
+      *out += "]";
+      return;
+    case ValueKind::kDict:
+      *out += "dict{";
+      for (size_t n = 0; n < v.size(); ++n) {
+        if (!BudgetTick(out->size())) break;
+        AppendTyped(v.item(n), out);
+        *out += ":";
+        AppendTyped((*v.values)[n], out);
+        *out += ",";
+      }
+      *out += "}";
+      return;
     case ValueKind::kString:
-      return "str:" + std::to_string(v.text.size()) + ":" + v.text;
+      *out += "str:" + std::to_string(v.text.size()) + ":" + v.text;
+      return;
     default:
-      return TypeName(v) + ":" + Repr(v);
+      *out += TypeName(v) + ":" + Repr(v);
   }
+}
+
+}  // namespace
+
+std::string TypedText(const Value& v) {
+  std::string out;
+  AppendTyped(v, &out);
+  return out;
 }
 
 std::optional<ir::DType> DTypeOfValue(const Value& v, SourceLoc fallback, DiagnosticEngine* diag) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/diagnostic.h"
+#include "compiler/frontend/host_budget.h"
 #include "compiler/ir/ir.h"
 
 namespace tilejit::frontend {
@@ -53,7 +54,8 @@ struct Value {
   bool b = false;
   int64_t i = 0;
   double f = 0.0;
-  std::string text;  // string value, module path, builtin name or dtype name
+  std::string text;        // string value, module path, builtin name or dtype name
+  HostCharge text_charge;  // a large string's bytes, charged to the frontend budget that made it
   std::shared_ptr<const std::vector<Value>> items;   // list / tuple elements; dict keys
   std::shared_ptr<const std::vector<Value>> values;  // dict values (parallel to items)
   std::shared_ptr<const FunctionValue> func;
