@@ -86,7 +86,8 @@ class CompilerBackend {
   // The compiler fingerprint (enters every request digest and cache key).
   virtual const std::string& Fingerprint() const = 0;
 
-  virtual SpecializeOutcome Specialize(const frontend::FrontendRequest& request) = 0;
+  // By value: the compile request keeps it (callers move in a request they built).
+  virtual SpecializeOutcome Specialize(frontend::FrontendRequest request) = 0;
 
   // REQUIRES: `specialized` came from this backend's Specialize with an OK status; every name
   // in options.print_after is a pass of the pipeline or "all" (an unknown one is kInvalidArgument).

@@ -36,11 +36,11 @@ class Backend final : public CompilerBackend {
 
   const std::string& Fingerprint() const override { return fingerprint_; }
 
-  SpecializeOutcome Specialize(const frontend::FrontendRequest& request) override {
+  SpecializeOutcome Specialize(frontend::FrontendRequest request) override {
     auto state = std::make_shared<SpecializedState>();
     DiagnosticEngine diag(&state->sources);
     compiler::CompileRequest creq;
-    creq.frontend = request;
+    creq.frontend = std::move(request);
     Result<compiler::Specialized> r = compiler::Specialize(creq, &state->sources, &diag);
     SpecializeOutcome out;
     out.diagnostics = ConvertDiagnostics(diag, diag.diagnostics());

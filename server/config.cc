@@ -101,7 +101,7 @@ std::vector<Setting> Settings() {
           &C::frontend_max_steps),
       Row("frontend-max-memory-mb", "MiB a kernel factory's host values may hold",
           &C::frontend_max_memory_mb),
-      Row("frontend-max-call-depth", "Nested calls a kernel factory may make (at most 48)",
+      Row("frontend-max-call-depth", "Nested calls a kernel factory may make (1 to 48)",
           &C::frontend_max_call_depth),
       Row("frontend-max-seconds", "Wall-clock seconds a kernel factory may run",
           &C::frontend_max_seconds),
@@ -171,11 +171,15 @@ Status Validate(const DaemonConfig& c) {
   if (c.metrics_port < 0 || c.metrics_port > 65535) {
     return InvalidArgument("--metrics-port must be 0..65535");
   }
-  if (c.frontend_max_call_depth < 1 || c.frontend_max_call_depth > 48) {
-    return InvalidArgument("--frontend-max-call-depth must be 1 to 48");
+  constexpr int kMaxDepth = kMaxFrontendCallDepth;
+  if (c.frontend_max_call_depth < 1 || c.frontend_max_call_depth > kMaxDepth) {
+    return InvalidArgument("--frontend-max-call-depth must be 1 to " + std::to_string(kMaxDepth));
   }
   if (c.frontend_max_steps == 0 || c.frontend_max_memory_mb == 0 || c.frontend_max_seconds < 1) {
     return InvalidArgument("the --frontend-max-* budgets must be positive");
+  }
+  if (c.frontend_max_memory_mb > (uint64_t{1} << 30)) {
+    return InvalidArgument("--frontend-max-memory-mb must be at most 2^30");
   }
   if (c.max_rpc_threads < 2) return InvalidArgument("--max-rpc-threads must be at least 2");
   if (c.test_backend_delay_ms < 0 || c.test_backend_delay_ms > 600'000) {

@@ -23,6 +23,8 @@
 
 namespace tilejit::server {
 
+inline constexpr int kMaxFrontendCallDepth = 48;  // frontend::HostLimits::kMaxCallDepthLimit
+
 struct DaemonConfig {
   std::string listen = "127.0.0.1:50051";
   int metrics_port = 0;  // 0: off
@@ -50,9 +52,11 @@ struct DaemonConfig {
   std::string tls_cert;            // PEM certificate chain; with tls_key, TLS is on
   std::string tls_key;             // PEM private key of tls_cert
   std::string tls_client_ca;       // PEM CA certificates; clients must present a cert it signed
-  uint64_t frontend_max_steps = 50'000'000;  // frontend::HostLimits
+  // frontend::HostLimits with its defaults (config_test checks they agree; this library does
+  // not depend on the frontend).
+  uint64_t frontend_max_steps = 50'000'000;
   uint64_t frontend_max_memory_mb = 1024;
-  int frontend_max_call_depth = 48;
+  int frontend_max_call_depth = 48;  // at most kMaxFrontendCallDepth
   int frontend_max_seconds = 120;
   int test_backend_delay_ms = 0;  // tests only (ServiceOptions::test_backend_delay_ms)
 };

@@ -187,7 +187,7 @@ class CompileService::CompileRun {
     bounded.deadline = ctx_.deadline;
     bounded.cancelled = ctx_.cancelled;
     try {
-      spec_ = s_->backend_->Specialize(bounded);
+      spec_ = s_->backend_->Specialize(std::move(bounded));
     } catch (const std::exception& e) {
       spec_.status = Internal(std::string("frontend failed: ") + e.what());
     }

@@ -58,14 +58,12 @@ HostCharge::~HostCharge() {
 
 HostBudget::HostBudget(const HostLimits& limits, Clock::time_point deadline,
                        std::function<bool()> cancelled)
-    : limits_(limits),
-      start_(Clock::now()),
-      caller_deadline_(deadline),
-      cancelled_(std::move(cancelled)) {
+    : limits_(limits), caller_deadline_(deadline), cancelled_(std::move(cancelled)) {
   limits_.max_call_depth = std::clamp(limits_.max_call_depth, 1, HostLimits::kMaxCallDepthLimit);
+  const Clock::time_point start = Clock::now();
   const auto wall = std::chrono::duration<double>(std::max(0.0, limits_.max_seconds));
-  wall_deadline_ = wall < Clock::time_point::max() - start_
-                       ? start_ + std::chrono::duration_cast<Clock::duration>(wall)
+  wall_deadline_ = wall < Clock::time_point::max() - start
+                       ? start + std::chrono::duration_cast<Clock::duration>(wall)
                        : Clock::time_point::max();
 }
 
@@ -101,16 +99,19 @@ bool HostBudget::Tick(uint64_t bytes_made) {
 
 bool HostBudget::CheckClock(SourceLoc loc, DiagnosticEngine* diag) {
   const Clock::time_point now = Clock::now();
-  stopped_by_time_ =
-      now >= wall_deadline_ || now >= caller_deadline_ || (cancelled_ && cancelled_());
+  std::string why;
   if (now >= wall_deadline_) {
-    return Fail(loc, diag,
-                "the frontend ran past its time budget of " + Seconds(limits_.max_seconds) +
-                    " (a daemon setting: --frontend-max-seconds)");
+    why = "the frontend ran past its time budget of " + Seconds(limits_.max_seconds) +
+          " (a daemon setting: --frontend-max-seconds)";
+  } else if (now >= caller_deadline_) {
+    why = "the caller's deadline passed";
+  } else if (cancelled_ && cancelled_()) {
+    why = "the caller cancelled the compile";
+  } else {
+    return true;
   }
-  if (now >= caller_deadline_) return Fail(loc, diag, "the caller's deadline passed");
-  if (cancelled_ && cancelled_()) return Fail(loc, diag, "the caller cancelled the compile");
-  return true;
+  stopped_by_time_ = true;
+  return Fail(loc, diag, why);
 }
 
 std::string HostBudget::StepMessage() const {

@@ -99,7 +99,6 @@ class HostBudget {
   // True when the run was stopped by time (the wall clock, the caller's deadline or cancel):
   // the outcome depends on the load and the caller, so it is no property of the kernel.
   bool stopped_by_time() const { return stopped_by_time_; }
-  uint64_t steps() const { return steps_; }
   int64_t peak_bytes() const { return meter_->peak.load(); }
   const HostLimits& limits() const { return limits_; }
   const std::shared_ptr<HostMeter>& meter() const { return meter_; }
@@ -124,7 +123,6 @@ class HostBudget {
   std::string StepMessage() const;
 
   HostLimits limits_;
-  Clock::time_point start_;
   Clock::time_point wall_deadline_;
   Clock::time_point caller_deadline_;
   std::function<bool()> cancelled_;

@@ -50,8 +50,9 @@ constexpr size_t kSmallString = 15;  // libstdc++ keeps shorter strings inside t
 int64_t HeapBytes(const std::vector<Value>& items) {
   int64_t bytes = static_cast<int64_t>(items.capacity() * sizeof(Value));
   for (const Value& v : items) {
-    if (v.text.capacity() > kSmallString && !v.text_charge)
+    if (v.text.capacity() > kSmallString && !v.text_charge) {
       bytes += static_cast<int64_t>(v.text.capacity());
+    }
     bytes += static_cast<int64_t>(v.indices.capacity() * sizeof(ir::Expr));
   }
   return bytes;

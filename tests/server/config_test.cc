@@ -9,6 +9,8 @@
 #include <fstream>
 #include <vector>
 
+#include "compiler/frontend/host_budget.h"
+
 namespace tilejit::server {
 namespace {
 
@@ -122,6 +124,18 @@ TEST(DaemonConfig, SecurityFlagsComeFromFlagsOrTheFileAndMustAgree) {
   EXPECT_EQ(error({"--tls-key", "k.pem"}), "--tls-cert and --tls-key go together");
   EXPECT_EQ(error({"--tls-client-ca", "ca.pem"}), "--tls-client-ca needs --tls-cert and --tls-key");
   EXPECT_EQ(error({"--auth-health"}), "--auth-health needs --auth-tokens");
+}
+
+// The daemon's --frontend-max-* defaults are the frontend's own (config.h keeps copies so
+// that this library does not depend on the frontend).
+TEST(DaemonConfig, FrontendBudgetDefaultsAreTheFrontendsOwn) {
+  const DaemonConfig c;
+  const frontend::HostLimits limits;
+  EXPECT_EQ(c.frontend_max_steps, limits.max_steps);
+  EXPECT_EQ(c.frontend_max_memory_mb << 20, limits.max_memory_bytes);
+  EXPECT_EQ(c.frontend_max_call_depth, limits.max_call_depth);
+  EXPECT_EQ(c.frontend_max_seconds, limits.max_seconds);
+  EXPECT_EQ(kMaxFrontendCallDepth, frontend::HostLimits::kMaxCallDepthLimit);
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ std::string FakeSource(const std::string& tag) {
   return "import tilelang.language as T\n\ndef kernel(n):\n    tag = '" + tag + "'\n    return n\n";
 }
 
-SpecializeOutcome FakeBackend::Specialize(const frontend::FrontendRequest& request) {
+SpecializeOutcome FakeBackend::Specialize(frontend::FrontendRequest request) {
   ++counters_->specialize;
   SpecializeOutcome out;
   auto state = std::make_shared<FakeState>();

@@ -33,7 +33,7 @@ class FakeBackend final : public CompilerBackend {
   explicit FakeBackend(Counters* counters) : counters_(counters) {}
 
   const std::string& Fingerprint() const override { return fingerprint_; }
-  SpecializeOutcome Specialize(const frontend::FrontendRequest& request) override;
+  SpecializeOutcome Specialize(frontend::FrontendRequest request) override;
   LowerOutcome Lower(const SpecializeOutcome& specialized, const LowerOptions& options) override;
 
   // While held, Lower blocks until Release.
