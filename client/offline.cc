@@ -200,7 +200,10 @@ int SpecializeCommand(const CompileCommandOptions& o) {
 int CompileCommand(const CompileCommandOptions& o) {
   if (FrontendOnly(o)) return SpecializeCommand(o);
   SourceCompile c;
-  compiler::PipelineOptions pipeline{o.print_after, o.stop_after, o.time_passes, false};
+  compiler::PipelineOptions pipeline;
+  pipeline.print_after = o.print_after;
+  pipeline.stop_after = o.stop_after;
+  pipeline.time_passes = o.time_passes;
   if (int rc = CompileFrom(o.kernel, pipeline, &c); rc != 0) return rc;
   const compiler::CompiledKernel& k = *c.kernel;
   for (const auto& [pass, ir] : k.ir_dumps) std::cerr << "// IR after " << pass << "\n" << ir;

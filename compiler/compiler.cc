@@ -50,6 +50,7 @@ Result<CompiledKernel> LowerUnchecked(const Specialized& sp, const PipelineOptio
   out.ir_dumps = std::move(lowered.ir_dumps);
   out.passes = std::move(lowered.records);
   if (!lowered.stopped) {
+    if (options.interrupt) TILEJIT_RETURN_IF_ERROR(options.interrupt());
     codegen::CodegenInput in{&lowered.kernel, &fr.kernel, target, CompilerFingerprint(), sp.key};
     TILEJIT_ASSIGN_OR_RETURN(target::KernelBinary binary, codegen::Codegen(in, diag));
     out.metadata = binary.metadata;

@@ -143,16 +143,20 @@ Result<PipelineResult> RunPipeline(const ir::Kernel& kernel, const target::NpuTa
   ctx.target = &target;
   ctx.configs = configs;
   ctx.diag = diag;
+  ctx.interrupt = &options.interrupt;
   PipelineResult result;
   result.kernel = kernel;
   for (const PassInfo& pass : kPasses) {
     if (!pass.enabled(configs)) continue;
+    TILEJIT_RETURN_IF_ERROR(ctx.Interrupt());
     PassRecord record;
     Result<ir::Kernel> next = [&]() -> Result<ir::Kernel> {
       try {
         return RunOne(pass, result.kernel, ctx, VerifyEach(options), &record);
       } catch (const InternalError& e) {
         return Internal("internal error in pass " + std::string(pass.name) + ": " + e.what());
+      } catch (const passes::Interrupted& stop) {
+        return stop.status;
       }
     }();
     result.records.push_back(std::move(record));

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +32,9 @@ struct PipelineOptions {
   std::string stop_after;                // stop after this pass (no binary is produced)
   bool time_passes = false;              // record per-pass wall time and statistics
   bool verify_each = false;              // verify the IR between passes (also on in debug builds)
+  // Polled before each pass and inside long analyses (PassContext::Poll); a non-OK
+  // status (kDeadlineExceeded, kCancelled) ends the compile with that status. Null: never.
+  std::function<Status()> interrupt;
 };
 
 // Per-pass record (time only with time_passes; statistics always).

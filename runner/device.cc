@@ -21,6 +21,8 @@ std::string_view FindingKindName(FindingKind kind) {
       return "deadlock";
     case FindingKind::kBudget:
       return "instruction budget";
+    case FindingKind::kLaunchCap:
+      return "launch cap";
     case FindingKind::kFault:
       return "fault";
   }

@@ -65,6 +65,15 @@ struct LaunchOptions {
   // steps) and before each block; once it reads true the launch stops and Launch returns
   // kCancelled instead of a report. Not owned; must outlive the launch. Null: not cancellable.
   const std::atomic<bool>* cancel = nullptr;
+  // Caps on what one launch may hold in host memory, checked before anything is allocated (the
+  // binary format's own limits, kMaxBlockCount and the like, are far larger). A grid above
+  // max_blocks fails the launch with kResourceExhausted before any block runs. Each block gets
+  // an equal share of the other two: a block that needs more GM access records than its share
+  // (checked modes keep them for the inter-block race check) stops with a kLaunchCap finding, and
+  // trace events past a block's share are dropped (the trace says so).
+  int64_t max_blocks = 65536;
+  uint64_t max_gm_records = uint64_t{1} << 22;
+  uint64_t max_trace_events = uint64_t{1} << 22;
 };
 
 enum class FindingKind : uint8_t {
@@ -75,8 +84,9 @@ enum class FindingKind : uint8_t {
   kMisaligned,
   kIllegalPath,  // instruction or pipe not available on the core, illegal data path
   kDeadlock,
-  kBudget,  // instruction budget exhausted
-  kFault,   // bad operand value, division by zero, unsupported instruction
+  kBudget,     // instruction budget exhausted
+  kLaunchCap,  // a block's share of a LaunchOptions cap exhausted (GM access records)
+  kFault,      // bad operand value, division by zero, unsupported instruction
 };
 std::string_view FindingKindName(FindingKind kind);
 
@@ -124,7 +134,9 @@ struct LaunchReport {
   std::string trace_json;  // Chrome trace (only with LaunchOptions::trace)
   // What T.printf / T.dump_tensor printed: block after block, in each block core after core
   // (aic, aiv0, aiv1), each core's lines in program order and prefixed "[block B core] ".
-  // Empty when the kernel prints nothing; at most kMaxDeviceOutputBytes (then a note).
+  // Empty when the kernel prints nothing; at most kMaxDeviceOutputBytes (then a note). Each
+  // block keeps an equal share of that (at least kMinBlockDeviceOutput, at most
+  // kMaxBlockDeviceOutput; past it a note says the block's output was cut).
   std::string device_output;
   // Per line-table entry: (IR statement id, summed occupancy cycles, instruction count).
   struct LineCycles {
@@ -136,6 +148,8 @@ struct LaunchReport {
 };
 
 inline constexpr size_t kMaxDeviceOutputBytes = size_t{4} << 20;
+inline constexpr size_t kMaxBlockDeviceOutput = size_t{1} << 20;
+inline constexpr size_t kMinBlockDeviceOutput = size_t{1} << 10;
 
 using KernelId = int;
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -65,9 +66,11 @@ struct SpecializeOutcome {
   std::shared_ptr<const void> state;
 };
 
-// Debugging only (nothing here changes the binary).
+// Nothing here changes the binary.
 struct LowerOptions {
   std::vector<std::string> print_after;  // pass names, or "all": keep the IR after them
+  // Polled between passes and in long analyses; non-OK stops the compile with that status.
+  std::function<Status()> interrupt;
 };
 
 struct LowerOutcome {

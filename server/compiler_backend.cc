@@ -76,6 +76,7 @@ class Backend final : public CompilerBackend {
     compiler::PipelineOptions options;
     options.time_passes = true;
     options.print_after = lower.print_after;
+    options.interrupt = lower.interrupt;
     Result<compiler::CompiledKernel> r = compiler::Lower(state->specialized, options, &diag);
     LowerOutcome out;
     out.diagnostics = ConvertDiagnostics(diag, diag.diagnostics());

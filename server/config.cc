@@ -75,6 +75,15 @@ std::vector<Setting> Settings() {
       Row("max-instruction-budget", "Cap on a Launch's instruction budget",
           &C::max_instruction_budget),
       Row("max-concurrent-launches", "Simulations running at once", &C::max_concurrent_launches),
+      Row("max-launch-blocks", "Cap on a launched kernel's grid (blocks)", &C::max_launch_blocks),
+      Row("max-launch-seconds", "A launch's deadline when its caller gives none",
+          &C::max_launch_seconds),
+      Row("compile-max-seconds", "Wall-clock limit of one back-end compile",
+          &C::compile_max_seconds),
+      Row("max-calls-per-caller",
+          "Compile and Launch calls one caller (token, or peer address without tokens) may have "
+          "in flight",
+          &C::max_calls_per_caller),
       Row("drain-grace-seconds", "On SIGTERM, how long in-flight RPCs may finish",
           &C::drain_grace_seconds),
       Row("idle-exit-seconds",
@@ -188,6 +197,13 @@ Status Validate(const DaemonConfig& c) {
   if (c.idle_exit_seconds < 0) return InvalidArgument("--idle-exit-seconds must be >= 0");
   if (c.max_concurrent_launches < 1) {
     return InvalidArgument("--max-concurrent-launches must be at least 1");
+  }
+  if (c.max_launch_blocks < 1 || c.max_launch_blocks > (int64_t{1} << 31)) {
+    return InvalidArgument("--max-launch-blocks must be 1 to 2^31");
+  }
+  if (c.max_launch_seconds < 1 || c.compile_max_seconds < 1 || c.max_calls_per_caller < 1) {
+    return InvalidArgument(
+        "--max-launch-seconds, --compile-max-seconds and --max-calls-per-caller must be positive");
   }
   return ValidateSecurity(c);
 }

@@ -23,7 +23,11 @@
 
 namespace tilejit::server {
 
-inline constexpr int kMaxFrontendCallDepth = 48;  // frontend::HostLimits::kMaxCallDepthLimit
+inline constexpr int kMaxFrontendCallDepth = 48;
+
+// RPC threads that Compile and Launch calls never take (ServiceOptions::max_calls), so that
+// health checks, Stats and the admin calls are answered under any load.
+inline constexpr int kRpcThreadsKeptFree = 16;  // frontend::HostLimits::kMaxCallDepthLimit
 
 struct DaemonConfig {
   std::string listen = "127.0.0.1:50051";
@@ -43,6 +47,10 @@ struct DaemonConfig {
   uint64_t max_launch_gm_bytes = uint64_t{1} << 30;
   uint64_t max_instruction_budget = 500'000'000;
   int max_concurrent_launches = 2;
+  int64_t max_launch_blocks = 65536;
+  int max_launch_seconds = 600;   // a launch's deadline when its caller sets none
+  int compile_max_seconds = 600;  // a back-end compile's wall-clock limit
+  int max_calls_per_caller = 64;  // Compile/Launch calls in flight per token (or peer)
   int drain_grace_seconds = 30;
   int64_t idle_exit_seconds = 0;   // exit after this long with no tilejit.v1 call (0: never)
   std::string log_level = "info";  // trace, debug, info, warn, error, off

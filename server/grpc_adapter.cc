@@ -75,8 +75,9 @@ grpc::Status TileJitGrpcService::Rejected(std::string_view method, const Status&
   return ToGrpcStatus(status);
 }
 
-CallContext TileJitGrpcService::MakeContext(grpc::ServerContext* ctx) {
+CallContext TileJitGrpcService::MakeContext(grpc::ServerContext* ctx, std::string caller) {
   CallContext call;
+  call.caller = std::move(caller);
   const auto& md = ctx->client_metadata();
   auto it = md.find("x-request-id");
   if (it != md.end() && it->second.size() <= 64) {
@@ -103,6 +104,7 @@ CallContext TileJitGrpcService::MakeContext(grpc::ServerContext* ctx) {
 }
 
 Result<CompileReply> TileJitGrpcService::CompileOne(grpc::ServerContext* ctx,
+                                                    const std::string& caller,
                                                     const v1::CompileRequest& request,
                                                     const ProgressFn& progress) {
   CompileOptions options;
@@ -111,16 +113,17 @@ Result<CompileReply> TileJitGrpcService::CompileOne(grpc::ServerContext* ctx,
     core_->CountRejected("Compile", req.status());
     return req.status();
   }
-  return core_->Compile(*req, options, MakeContext(ctx), progress);
+  return core_->Compile(*req, options, MakeContext(ctx, caller), progress);
 }
 
 grpc::Status TileJitGrpcService::Compile(grpc::ServerContext* ctx,
                                          const v1::CompileRequest* request,
                                          v1::CompileResponse* response) {
-  if (Status denied = gate_->Check(*ctx, "Compile"); !denied.ok())
+  std::string caller;
+  if (Status denied = gate_->Check(*ctx, "Compile", &caller); !denied.ok())
     return Rejected("Compile", denied);
   const ActiveCall active(&activity_);
-  Result<CompileReply> reply = CompileOne(ctx, *request, nullptr);
+  Result<CompileReply> reply = CompileOne(ctx, caller, *request, nullptr);
   if (!reply.ok()) return ToGrpcStatus(reply.status());
   ReplyToProto(*reply, response);
   return grpc::Status::OK;
@@ -129,7 +132,8 @@ grpc::Status TileJitGrpcService::Compile(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::CompileStream(grpc::ServerContext* ctx,
                                                const v1::CompileRequest* request,
                                                grpc::ServerWriter<v1::CompileEvent>* writer) {
-  if (Status denied = gate_->Check(*ctx, "CompileStream"); !denied.ok())
+  std::string caller;
+  if (Status denied = gate_->Check(*ctx, "CompileStream", &caller); !denied.ok())
     return Rejected("CompileStream", denied);
   const ActiveCall active(&activity_);
   // Progress arrives on this thread (service.h), so the writer is used by one thread only.
@@ -143,7 +147,7 @@ grpc::Status TileJitGrpcService::CompileStream(grpc::ServerContext* ctx,
     }
     writer->Write(event);
   };
-  Result<CompileReply> reply = CompileOne(ctx, *request, progress);
+  Result<CompileReply> reply = CompileOne(ctx, caller, *request, progress);
   if (!reply.ok()) return ToGrpcStatus(reply.status());
   v1::CompileEvent done;
   ReplyToProto(*reply, done.mutable_done());
@@ -154,7 +158,8 @@ grpc::Status TileJitGrpcService::CompileStream(grpc::ServerContext* ctx,
 grpc::Status TileJitGrpcService::BatchCompile(grpc::ServerContext* ctx,
                                               const v1::BatchCompileRequest* request,
                                               v1::BatchCompileResponse* response) {
-  if (Status denied = gate_->Check(*ctx, "BatchCompile"); !denied.ok())
+  std::string caller;
+  if (Status denied = gate_->Check(*ctx, "BatchCompile", &caller); !denied.ok())
     return Rejected("BatchCompile", denied);
   const ActiveCall active(&activity_);
   if (request->requests_size() > kMaxBatch) {
@@ -163,7 +168,7 @@ grpc::Status TileJitGrpcService::BatchCompile(grpc::ServerContext* ctx,
   }
   for (const v1::CompileRequest& item : request->requests()) {
     v1::BatchCompileResponse::Item* out = response->add_items();
-    Result<CompileReply> reply = CompileOne(ctx, item, nullptr);
+    Result<CompileReply> reply = CompileOne(ctx, caller, item, nullptr);
     const grpc::Status status = ToGrpcStatus(reply.status());
     out->mutable_status()->set_code(status.error_code());
     out->mutable_status()->set_message(status.error_message());
@@ -191,11 +196,13 @@ grpc::Status TileJitGrpcService::GetKernel(grpc::ServerContext* ctx,
 
 grpc::Status TileJitGrpcService::Launch(grpc::ServerContext* ctx, const v1::LaunchRequest* request,
                                         v1::LaunchResponse* response) {
-  if (Status denied = gate_->Check(*ctx, "Launch"); !denied.ok()) return Rejected("Launch", denied);
+  std::string caller;
+  if (Status denied = gate_->Check(*ctx, "Launch", &caller); !denied.ok())
+    return Rejected("Launch", denied);
   const ActiveCall active(&activity_);
   Result<LaunchCall> call = LaunchFromProto(*request);
   if (!call.ok()) return Rejected("Launch", call.status());
-  Result<LaunchReply> reply = core_->Launch(*call, MakeContext(ctx));
+  Result<LaunchReply> reply = core_->Launch(*call, MakeContext(ctx, std::move(caller)));
   if (!reply.ok()) return ToGrpcStatus(reply.status());
   LaunchReplyToProto(*reply, response);
   return grpc::Status::OK;

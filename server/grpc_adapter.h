@@ -60,11 +60,12 @@ class TileJitGrpcService final : public tilejit::v1::TileJit::Service {
                       v1::ImportResponse* response) override;
 
  private:
-  CallContext MakeContext(grpc::ServerContext* ctx);
+  // `caller` as CallGate::Check named it.
+  CallContext MakeContext(grpc::ServerContext* ctx, std::string caller);
   // Counts a request refused before it reached the core, and maps its status.
   grpc::Status Rejected(std::string_view method, const Status& status);
-  Result<CompileReply> CompileOne(grpc::ServerContext* ctx, const v1::CompileRequest& request,
-                                  const ProgressFn& progress);
+  Result<CompileReply> CompileOne(grpc::ServerContext* ctx, const std::string& caller,
+                                  const v1::CompileRequest& request, const ProgressFn& progress);
 
   CompileService* core_;
   const CallGate* gate_;

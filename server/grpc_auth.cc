@@ -72,7 +72,17 @@ AuthVerdict CallGate::Verdict(const std::multimap<grpc::string_ref, grpc::string
   return Authorize(*tokens_->table(), header, required, what);
 }
 
-Status CallGate::Check(const grpc::ServerContext& ctx, std::string_view method) const {
+// "ipv4:10.0.0.7:5123" -> "ipv4:10.0.0.7", "ipv6:[::1]:5123" -> "ipv6:[::1]"; a peer
+// without a port ("unix:...") stays whole.
+std::string PeerHost(const std::string& peer) {
+  if (peer.starts_with("unix:")) return peer;
+  const size_t colon = peer.rfind(':');
+  const size_t scheme = peer.find(':');
+  return colon != std::string::npos && colon != scheme ? peer.substr(0, colon) : peer;
+}
+
+Status CallGate::Check(const grpc::ServerContext& ctx, std::string_view method,
+                       std::string* caller) const {
   const std::optional<Role> required = RequiredRole(method);
   if (!required) {  // fail closed: a method without a row in kMethodRoles never runs
     return Internal("no role is defined for " + std::string(method) + " (server/auth.h)");
@@ -87,6 +97,9 @@ Status CallGate::Check(const grpc::ServerContext& ctx, std::string_view method) 
     } else {
       spdlog::warn("admin call {} by {} from {} refused: {}", method, who, ctx.peer(), v.message);
     }
+  }
+  if (caller != nullptr && v.allowed()) {
+    *caller = enabled() ? "token:" + v.token_name : "peer:" + PeerHost(ctx.peer());
   }
   return ToStatus(v);
 }

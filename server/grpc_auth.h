@@ -39,8 +39,11 @@ class CallGate {
       : tokens_(tokens), gate_open_services_(tokens != nullptr && gate_open_services) {}
 
   // OK when the call of tilejit.v1 method `method` ("Evict") may run; else kUnauthenticated
-  // or kPermissionDenied (kInternal for a method without a row in kMethodRoles).
-  Status Check(const grpc::ServerContext& ctx, std::string_view method) const;
+  // or kPermissionDenied (kInternal for a method without a row in kMethodRoles). When OK and
+  // `caller` is given, it names who calls (CallContext::caller): "token:NAME" with tokens,
+  // else "peer:ADDRESS" (the peer's address without its port).
+  Status Check(const grpc::ServerContext& ctx, std::string_view method,
+               std::string* caller = nullptr) const;
 
   // A verdict on headers `metadata` of a call needing `required` (`what` names it).
   AuthVerdict Verdict(const std::multimap<grpc::string_ref, grpc::string_ref>& metadata,

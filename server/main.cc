@@ -62,6 +62,12 @@ ServiceOptions ToServiceOptions(const DaemonConfig& c) {
   o.max_launch_gm_bytes = c.max_launch_gm_bytes;
   o.max_instruction_budget = c.max_instruction_budget;
   o.max_concurrent_launches = c.max_concurrent_launches;
+  o.max_launch_blocks = c.max_launch_blocks;
+  o.max_launch_seconds = c.max_launch_seconds;
+  o.compile_max_seconds = c.compile_max_seconds;
+  o.max_calls_per_caller = c.max_calls_per_caller;
+  // Work calls never take the last RPC threads, so health and stats stay answerable.
+  o.max_calls = std::max(1, c.max_rpc_threads - kRpcThreadsKeptFree);
   o.frontend_limits.max_steps = c.frontend_max_steps;
   o.frontend_limits.max_memory_bytes = c.frontend_max_memory_mb << 20;
   o.frontend_limits.max_call_depth = c.frontend_max_call_depth;

@@ -82,6 +82,7 @@ CompileService::CompileService(ServiceOptions options, std::unique_ptr<CompilerB
       memo_(options.memo_capacity),
       errors_(options.error_ttl_ms, options.memo_capacity),
       pool_(options.workers < 1 ? 1 : options.workers, options.queue_capacity),
+      admission_(std::max(1, options.max_calls), std::max(1, options.max_calls_per_caller)),
       devices_(std::make_shared<const runner::DeviceFactory>(std::move(devices))) {
   TILEJIT_CHECK(*devices_) << "CompileService needs a device factory";
   RegisterMetrics();
@@ -171,9 +172,16 @@ class CompileService::CompileRun {
   // The IR after the requested passes, from a fresh lowering on this thread that nothing is
   // cached from (a debugging aid: the kernel itself was served above, from wherever).
   Status DumpIr(CompileReply* reply) {
-    const SpecializeOutcome spec = s_->backend_->Specialize(request_);
+    const SpecializeOutcome spec = s_->SpecializeOnPool(request_, reply_.request_digest, ctx_);
+    if (spec.status.code() == StatusCode::kDeadlineExceeded ||
+        spec.status.code() == StatusCode::kCancelled ||
+        spec.status.code() == StatusCode::kResourceExhausted) {
+      return spec.status;
+    }
     if (!spec.status.ok()) return Internal("the kernel compiled but does not specialise again");
-    LowerOutcome lowered = s_->backend_->Lower(spec, LowerOptions{options_.print_after});
+    LowerOptions lower;
+    lower.print_after = options_.print_after;
+    LowerOutcome lowered = s_->backend_->Lower(spec, lower);
     if (!lowered.status.ok()) return lowered.status;
     reply->ir_dumps = std::move(lowered.ir_dumps);
     return Status::Ok();
@@ -181,16 +189,7 @@ class CompileService::CompileRun {
 
   // Runs the frontend; false when the reply (or error status) is final.
   bool Specialize() {
-    s_->frontend_runs_->Inc();
-    frontend::FrontendRequest bounded = request_;
-    bounded.limits = s_->options_.frontend_limits;
-    bounded.deadline = ctx_.deadline;
-    bounded.cancelled = ctx_.cancelled;
-    try {
-      spec_ = s_->backend_->Specialize(std::move(bounded));
-    } catch (const std::exception& e) {
-      spec_.status = Internal(std::string("frontend failed: ") + e.what());
-    }
+    spec_ = s_->SpecializeOnPool(request_, reply_.request_digest, ctx_);
     timer_.Lap("frontend");
     if (!spec_.status.ok()) {
       if (spec_.status.code() == StatusCode::kCompileError) {
@@ -335,6 +334,11 @@ Result<CompileReply> CompileService::Compile(const frontend::FrontendRequest& re
     CountRequest("Compile", valid);
     return valid;
   }
+  Result<Admission::Ticket> admitted = Admit(ctx);
+  if (!admitted.ok()) {
+    CountRequest("Compile", admitted.status());
+    return admitted.status();
+  }
   CompileRun run(this, request, options, ctx, progress);
   Result<CompileReply> reply = run.Run();
   CountRequest("Compile", reply.status());
@@ -349,12 +353,78 @@ Result<CompileReply> CompileService::Compile(const frontend::FrontendRequest& re
   return reply;
 }
 
+Result<Admission::Ticket> CompileService::Admit(const CallContext& ctx) {
+  const char* limit = "";
+  Result<Admission::Ticket> ticket = admission_.Enter(ctx.caller, &limit);
+  if (!ticket.ok()) {
+    refused_calls_->With({limit}).Inc();
+    spdlog::warn("call id={} from {} refused: {}", ctx.request_id, ctx.caller,
+                 ticket.status().message());
+  }
+  return ticket;
+}
+
+SpecializeOutcome CompileService::SpecializeOnPool(frontend::FrontendRequest request,
+                                                   const std::string& digest,
+                                                   const CallContext& ctx) {
+  std::shared_ptr<Handoff<SpecializeOutcome>> run;
+  bool leader = false;
+  {
+    std::lock_guard<std::mutex> lock(frontend_mu_);
+    std::shared_ptr<Handoff<SpecializeOutcome>>& slot = frontend_flights_[digest];
+    if (slot == nullptr || !slot->Join()) {
+      slot = std::make_shared<Handoff<SpecializeOutcome>>();
+      leader = true;
+    }
+    run = slot;
+  }
+  if (leader) StartFrontend(std::move(request), digest, run);
+  SpecializeOutcome out;
+  if (Status waited = run->Wait(ctx.deadline, ctx.cancelled, "the frontend", &out); !waited.ok()) {
+    out = SpecializeOutcome{};
+    out.status = std::move(waited);
+  }
+  return out;
+}
+
+void CompileService::StartFrontend(frontend::FrontendRequest request, const std::string& digest,
+                                   const std::shared_ptr<Handoff<SpecializeOutcome>>& run) {
+  frontend_runs_->Inc();
+  request.limits = options_.frontend_limits;
+  // No deadline: the run serves every waiter, and stops when the last one gives up (or at its
+  // own time budget). Not ctx.cancelled: the run may outlive the call and its transport.
+  request.deadline = frontend::HostBudget::Clock::time_point::max();
+  request.cancelled = [run] { return run->abandoned(); };
+  auto finish = [this, digest, run](SpecializeOutcome out) {
+    {
+      std::lock_guard<std::mutex> lock(frontend_mu_);
+      auto it = frontend_flights_.find(digest);
+      if (it != frontend_flights_.end() && it->second == run) frontend_flights_.erase(it);
+    }
+    run->Put(std::move(out));
+  };
+  auto job = [backend = backend_.get(), finish, request = std::move(request)]() mutable {
+    SpecializeOutcome out;
+    try {
+      out = backend->Specialize(std::move(request));
+    } catch (const std::exception& e) {
+      out.status = Internal(std::string("frontend failed: ") + e.what());
+    }
+    finish(std::move(out));
+  };
+  if (Result<size_t> queued = pool_.Submit(std::move(job)); !queued.ok()) {
+    SpecializeOutcome refused;
+    refused.status = queued.status();
+    finish(std::move(refused));
+  }
+}
+
 FlightResult CompileService::RunLower(const SpecializeOutcome& specialized,
                                       const std::shared_ptr<Flight>& flight, SteadyTime queued_at) {
   FlightResult r;
   r.queue_millis = MillisSince(queued_at);
-  if (std::chrono::steady_clock::now() >= flight->deadline()) {
-    r.status = DeadlineExceeded("the deadline passed while the compile was queued; not compiled");
+  if (flight->abandoned() || std::chrono::steady_clock::now() >= flight->deadline()) {
+    r.status = DeadlineExceeded("every caller gave up while the compile was queued; not compiled");
     return r;
   }
   backend_runs_->Inc();
@@ -362,13 +432,28 @@ FlightResult CompileService::RunLower(const SpecializeOutcome& specialized,
   if (options_.test_backend_delay_ms > 0) {  // counted as back-end time: a slow back end
     std::this_thread::sleep_for(std::chrono::milliseconds(options_.test_backend_delay_ms));
   }
+  LowerOptions lower;
+  // Work nobody waits for any more is stopped; joiners keep a compile alive.
+  lower.interrupt = [this, flight,
+                     limit = t0 + std::chrono::seconds(options_.compile_max_seconds)] {
+    if (flight->abandoned()) {
+      return Cancelled("every caller waiting for this compile gave up; it was stopped");
+    }
+    if (std::chrono::steady_clock::now() >= limit) {
+      return DeadlineExceeded("the compile ran longer than the daemon's limit of " +
+                              std::to_string(options_.compile_max_seconds) +
+                              " s (--compile-max-seconds); it was stopped");
+    }
+    return Status::Ok();
+  };
   LowerOutcome lowered;
   try {
-    lowered = backend_->Lower(specialized, LowerOptions{});
+    lowered = backend_->Lower(specialized, lower);
   } catch (const std::exception& e) {
     lowered.status = Internal(std::string("back end failed: ") + e.what());
   }
   r.backend_millis = MillisSince(t0);
+  if (lowered.status.code() == StatusCode::kCancelled) stopped_compiles_->Inc();
   r.diagnostics = std::move(lowered.diagnostics);
   r.passes = std::move(lowered.passes);
   if (!lowered.status.ok()) {

@@ -33,16 +33,20 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "common/result.h"
 #include "compiler/frontend/frontend.h"
 #include "runner/device.h"
 #include "runner/npy.h"
+#include "server/admission.h"
 #include "server/backend.h"
+#include "server/handoff.h"
 #include "server/kernel_store.h"
 #include "server/memo.h"
 #include "server/metrics.h"
@@ -62,6 +66,14 @@ struct ServiceOptions {
   uint64_t default_instruction_budget = 50'000'000;
   uint64_t max_instruction_budget = 500'000'000;
   int max_concurrent_launches = 2;
+  int64_t max_launch_blocks = 65536;
+  int max_launch_seconds = 600;   // the deadline of a launch whose caller set none
+  int compile_max_seconds = 600;  // a back-end compile past this is stopped (kDeadlineExceeded)
+  // Admission: Compile/Launch calls in flight, in all and per caller (CallContext::caller);
+  // past either the call is kResourceExhausted at once, so waiting work cannot hold every
+  // transport thread.
+  int max_calls = 240;
+  int max_calls_per_caller = 64;
   frontend::HostLimits frontend_limits;  // the bounds on each request's factory run
   int launch_host_threads = 1;  // device host threads per launch (LaunchOptions::host_threads)
   // Tests only: every back-end run first sleeps this long, so that concurrent requests
@@ -76,6 +88,9 @@ struct CallContext {
   // True once the caller has cancelled the call; a transport's own deadline expiry is not a
   // cancellation (`deadline` covers it). May be null.
   std::function<bool()> cancelled;
+  // Who calls, for the per-caller limits: "token:NAME" with tokens, else "peer:ADDRESS" (the
+  // peer's address without its port). Empty: one anonymous caller.
+  std::string caller;
 };
 
 struct CompileOptions {
@@ -209,6 +224,17 @@ class CompileService {
   class CompileRun;
 
   Status ValidateRequest(const frontend::FrontendRequest& request) const;
+  // A place for a Compile or Launch call of ctx.caller (refusals counted and logged).
+  Result<Admission::Ticket> Admit(const CallContext& ctx);
+  // Runs the frontend on the compile pool, so that a hostile factory holds a bounded worker,
+  // not a transport thread, and waits for it until the caller's deadline or cancellation.
+  // Concurrent requests with the same digest share one run, which stops (bounded by
+  // options_.frontend_limits) once every one of them has given up. A full queue is
+  // kResourceExhausted.
+  SpecializeOutcome SpecializeOnPool(frontend::FrontendRequest request, const std::string& digest,
+                                     const CallContext& ctx);
+  void StartFrontend(frontend::FrontendRequest request, const std::string& digest,
+                     const std::shared_ptr<Handoff<SpecializeOutcome>>& run);
   FlightResult RunLower(const SpecializeOutcome& specialized, const std::shared_ptr<Flight>& flight,
                         SteadyTime queued_at);
   Result<size_t> EvictKeys(const std::vector<std::string>& handles);
@@ -240,6 +266,10 @@ class CompileService {
   ErrorCache errors_;
   SingleFlight flights_;
   WorkerPool pool_;
+  Admission admission_;
+  std::mutex frontend_mu_;  // guards frontend_flights_
+  // The frontend run in progress per request digest (SpecializeOnPool).
+  std::unordered_map<std::string, std::shared_ptr<Handoff<SpecializeOutcome>>> frontend_flights_;
   std::atomic<bool> draining_{false};
   // Shared with the launch threads, which may outlive a call (and the service).
   std::shared_ptr<const runner::DeviceFactory> devices_;
@@ -257,6 +287,8 @@ class CompileService {
   Counter* memo_hits_ = nullptr;
   Counter* error_cache_hits_ = nullptr;
   Counter* frontend_runs_ = nullptr;
+  Counter* stopped_compiles_ = nullptr;     // back-end runs stopped because nobody waited
+  CounterFamily* refused_calls_ = nullptr;  // limit: "caller" or "all"
 };
 
 }  // namespace tilejit::server

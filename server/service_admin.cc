@@ -34,6 +34,11 @@ void CompileService::RegisterMetrics() {
   error_cache_hits_ =
       single("tilejit_error_cache_hits_total", "Requests answered by the compile-error cache");
   frontend_runs_ = single("tilejit_frontend_runs_total", "Frontend (Specialize) runs");
+  stopped_compiles_ = single("tilejit_stopped_compiles_total",
+                             "Back-end runs stopped because every caller waiting for them gave up");
+  refused_calls_ = metrics_.AddCounter(
+      "tilejit_admission_refusals_total",
+      "Compile/Launch calls refused at admission (limit: caller or all)", {"limit"});
   metrics_.AddCallback("tilejit_queue_depth", "Compiles waiting for a worker", "gauge",
                        [this] { return static_cast<double>(pool_.queue_depth()); });
   metrics_.AddCallback("tilejit_compiles_in_flight", "Distinct keys being compiled", "gauge",

@@ -18,28 +18,18 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <exception>
-#include <mutex>
 #include <regex>
 #include <thread>
 #include <utility>
 
 #include "runner/runner.h"
 #include "server/handle.h"
+#include "server/handoff.h"
 #include "server/service.h"
 
 namespace tilejit::server {
 namespace {
-
-// Shared by the caller and the launch thread; whoever finishes last frees it.
-struct LaunchState {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  Result<runner::RunResult> result = Internal("launch did not run");
-  std::atomic<bool> cancel{false};  // raised by a caller that stopped waiting
-};
 
 // Appends the request's own file:line:col to every "line-table stmt N" a finding names.
 std::string LocateFindings(const std::string& message, const MemoEntry& memo) {
@@ -76,10 +66,10 @@ double MillisSince(SteadyTime t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The first budget finding (located), when the run stopped at its instruction budget.
-const runner::Finding* BudgetFinding(const runner::LaunchReport& report) {
+// The first finding of `kind` (located), if any.
+const runner::Finding* FirstFinding(const runner::LaunchReport& report, runner::FindingKind kind) {
   for (const runner::Finding& f : report.findings) {
-    if (f.kind == runner::FindingKind::kBudget) return &f;
+    if (f.kind == kind) return &f;
   }
   return nullptr;
 }
@@ -118,33 +108,20 @@ Result<runner::RunResult> RunDetached(std::shared_ptr<const runner::DeviceFactor
                                       std::vector<runner::NpyArray> inputs,
                                       runner::LaunchOptions lo, const CallContext& ctx,
                                       std::shared_ptr<std::atomic<int>> slots) {
-  auto state = std::make_shared<LaunchState>();
-  lo.cancel = &state->cancel;  // `state` outlives the launch thread's use of it
-  std::thread([state, devices, kernel, inputs = std::move(inputs), lo, slots] {
-    Result<runner::RunResult> r = RunCatching(*devices, *kernel, inputs, lo);
+  using Ran = Result<runner::RunResult>;
+  auto handoff = std::make_shared<Handoff<Ran>>();
+  lo.cancel = handoff->abandoned_flag();  // `handoff` outlives the launch thread's use of it
+  std::thread([handoff, devices, kernel, inputs = std::move(inputs), lo, slots] {
+    Ran r = RunCatching(*devices, *kernel, inputs, lo);
     slots->fetch_sub(1);
-    std::lock_guard<std::mutex> lock(state->mu);
-    state->result = std::move(r);
-    state->done = true;
-    state->cv.notify_all();
+    handoff->Put(std::move(r));
   }).detach();
-
-  std::unique_lock<std::mutex> lock(state->mu);
-  while (!state->done) {
-    const SteadyTime now = std::chrono::steady_clock::now();
-    Status stop;
-    if (now >= ctx.deadline) {
-      stop = DeadlineExceeded("the launch did not finish before the deadline; it was stopped");
-    } else if (ctx.cancelled && ctx.cancelled()) {
-      stop = Cancelled("the launch was cancelled by the caller; it was stopped");
-    }
-    if (!stop.ok()) {
-      state->cancel.store(true);
-      return stop;
-    }
-    state->cv.wait_until(lock, std::min(ctx.deadline, now + std::chrono::milliseconds(20)));
+  Ran ran = Internal("the launch did not run");
+  if (Status waited = handoff->Wait(ctx.deadline, ctx.cancelled, "the launch", &ran);
+      !waited.ok()) {
+    return Status(waited.code(), waited.message() + "; it was stopped");
   }
-  return std::move(state->result);
+  return ran;
 }
 
 }  // namespace
@@ -200,6 +177,12 @@ Status CompileService::CheckLaunchCaps(const LaunchCall& call, const KernelRecor
                            " is above the daemon's maximum " +
                            std::to_string(options_.max_launch_gm_bytes));
   }
+  if (kernel.metadata.block_count > options_.max_launch_blocks) {
+    return ResourceExhausted("the kernel's grid has " +
+                             std::to_string(kernel.metadata.block_count) +
+                             " blocks; the daemon's cap is " +
+                             std::to_string(options_.max_launch_blocks) + " (--max-launch-blocks)");
+  }
   const uint64_t gm_cap = call.max_gm_bytes ? call.max_gm_bytes : options_.max_launch_gm_bytes;
   TILEJIT_ASSIGN_OR_RETURN(uint64_t gm, GmBytes(kernel.metadata));
   if (gm > gm_cap) {
@@ -214,6 +197,7 @@ Result<LaunchReply> CompileService::LaunchImpl(const LaunchCall& call, const Cal
   if (std::chrono::steady_clock::now() >= ctx.deadline) {
     return DeadlineExceeded("the deadline passed before the launch started");
   }
+  TILEJIT_ASSIGN_OR_RETURN(Admission::Ticket admitted, Admit(ctx));
   std::shared_ptr<const MemoEntry> memo;
   TILEJIT_ASSIGN_OR_RETURN(std::shared_ptr<const KernelRecord> kernel,
                            ResolveLaunchKernel(call, &memo));
@@ -229,17 +213,29 @@ Result<LaunchReply> CompileService::LaunchImpl(const LaunchCall& call, const Cal
   lo.host_threads = options_.launch_host_threads;
   lo.instr_budget =
       call.instruction_budget ? call.instruction_budget : options_.default_instruction_budget;
+  lo.max_blocks = options_.max_launch_blocks;
   const SteadyTime t0 = std::chrono::steady_clock::now();
-  TILEJIT_ASSIGN_OR_RETURN(runner::RunResult run,
-                           RunDetached(devices_, kernel, call.inputs, lo, ctx, launch_slots_));
+  CallContext bounded = ctx;  // the daemon's limit, when the caller's deadline is later
+  bounded.deadline = std::min(ctx.deadline, t0 + std::chrono::seconds(options_.max_launch_seconds));
+  Result<runner::RunResult> ran =
+      RunDetached(devices_, kernel, call.inputs, lo, bounded, launch_slots_);
+  if (ran.status().code() == StatusCode::kDeadlineExceeded && bounded.deadline < ctx.deadline) {
+    return DeadlineExceeded("the launch ran longer than the daemon's limit of " +
+                            std::to_string(options_.max_launch_seconds) +
+                            " s (--max-launch-seconds); it was stopped");
+  }
+  TILEJIT_ASSIGN_OR_RETURN(runner::RunResult run, std::move(ran));
   for (runner::Finding& f : run.report.findings) {
     if (memo) f.message = LocateFindings(f.message, *memo);
   }
-  if (const runner::Finding* budget = BudgetFinding(run.report)) {
+  if (const runner::Finding* budget = FirstFinding(run.report, runner::FindingKind::kBudget)) {
     return ResourceExhausted(
         "the launch ran past its instruction budget (a per-request cap; instruction_budget may "
         "be raised up to " +
         std::to_string(options_.max_instruction_budget) + "): " + budget->message);
+  }
+  if (const runner::Finding* cap = FirstFinding(run.report, runner::FindingKind::kLaunchCap)) {
+    return ResourceExhausted("the launch reached a cap of the simulator: " + cap->message);
   }
   LaunchReply reply;
   reply.timings.push_back({"launch", MillisSince(t0)});

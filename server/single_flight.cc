@@ -16,6 +16,10 @@ constexpr auto kCancelPoll = std::chrono::milliseconds(20);
 
 FlightResult Flight::Wait(SteadyTime deadline, const std::function<bool()>& cancelled) {
   std::unique_lock<std::mutex> lock(mu_);
+  struct Leave {  // on every return, with mu_ held
+    int* waiters;
+    ~Leave() { --*waiters; }
+  } leave{&waiters_};
   while (!done_) {
     const SteadyTime now = std::chrono::steady_clock::now();
     if (now >= deadline) {
@@ -53,19 +57,26 @@ SteadyTime Flight::deadline() const {
   return deadline_;
 }
 
-void Flight::ExtendDeadline(SteadyTime deadline) {
+void Flight::AddWaiter(SteadyTime deadline) {
   std::lock_guard<std::mutex> lock(mu_);
   deadline_ = std::max(deadline_, deadline);
+  ++waiters_;
+}
+
+bool Flight::abandoned() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !done_ && waiters_ <= 0;
 }
 
 SingleFlight::Joined SingleFlight::Join(const std::string& key, SteadyTime deadline) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = flights_.find(key);
   if (it != flights_.end()) {
-    it->second->ExtendDeadline(deadline);
+    it->second->AddWaiter(deadline);
     return {it->second, false};
   }
   auto flight = std::make_shared<Flight>(deadline);
+  flight->AddWaiter(deadline);
   flights_.emplace(key, flight);
   return {flight, true};
 }

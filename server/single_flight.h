@@ -5,8 +5,8 @@
 // cancellation) stops waiting, but the compile runs on for everyone else and its result
 // still reaches the cache.
 //
-// A flight carries the latest deadline among its waiters: a queued compile whose every
-// waiter's deadline has passed is not run.
+// A flight carries the latest deadline among its waiters and counts them: a compile whose
+// every waiter has given up is abandoned (not run if still queued; told to stop if running).
 //
 // Thread-safe.
 #pragma once
@@ -44,7 +44,8 @@ class Flight {
   explicit Flight(SteadyTime deadline) : deadline_(deadline) {}
 
   // Blocks until the result is in, `deadline` passes (kDeadlineExceeded) or `cancelled`
-  // returns true (kCancelled; polled every few milliseconds). `cancelled` may be null.
+  // returns true (kCancelled; polled every few milliseconds). `cancelled` may be null. Each
+  // waiter SingleFlight::Join counted calls it once (it then no longer counts).
   FlightResult Wait(SteadyTime deadline, const std::function<bool()>& cancelled);
 
   void Complete(FlightResult result);
@@ -52,7 +53,10 @@ class Flight {
 
   // The latest deadline of any waiter (extended as waiters join).
   SteadyTime deadline() const;
-  void ExtendDeadline(SteadyTime deadline);
+  // A waiter joins: the deadline is extended and the waiter counted.
+  void AddWaiter(SteadyTime deadline);
+  // Not done, and every waiter has stopped waiting.
+  bool abandoned() const;
 
  private:
   mutable std::mutex mu_;
@@ -60,6 +64,7 @@ class Flight {
   bool done_ = false;
   FlightResult result_;
   SteadyTime deadline_;
+  int waiters_ = 0;
 };
 
 class SingleFlight {

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -42,7 +43,23 @@ struct PassContext {
   std::map<std::string, int64_t, std::less<>> stats;
 
   void Count(std::string_view stat, int64_t n = 1) { stats[std::string(stat)] += n; }
+
+  // PipelineOptions::interrupt (null: never); the pipeline polls it between passes. A pass
+  // with a long loop calls Poll() in it, which throws Interrupted out of the pass when the
+  // interrupt says stop (RunPipeline returns the carried status).
+  const std::function<Status()>* interrupt = nullptr;
+  Status Interrupt() const { return interrupt && *interrupt ? (*interrupt)() : Status::Ok(); }
+  void Poll() const;
 };
+
+// Thrown by PassContext::Poll; carries the interrupt's status.
+struct Interrupted {
+  Status status;
+};
+
+inline void PassContext::Poll() const {
+  if (Status s = Interrupt(); !s.ok()) throw Interrupted{std::move(s)};
+}
 
 using PassFn = Result<ir::Kernel> (*)(const ir::Kernel& kernel, PassContext& ctx);
 

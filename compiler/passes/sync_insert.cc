@@ -77,6 +77,7 @@ class ScopeScan : public ir::Visitor {
 void InsertSyncs(const std::vector<Inserter*>& ins, PassContext& ctx) {
   auto analyze = [&](const sync::AnalyzeOptions& opts) {
     ctx.Count("analyses");
+    ctx.Poll();  // the whole-program analyses are where a huge kernel spends its time
     for (Inserter* i : ins) i->program().Renumber();
     if (ins.size() == 1) return std::vector<sync::Analysis>{sync::Analyze(ins[0]->program(), opts)};
     std::array<sync::Analysis, 2> a =

@@ -81,10 +81,12 @@ BlockRunner::BlockRunner(const LaunchContext& ctx, int64_t block)
       races_(ctx.options.max_findings),
       rng_(ctx.options.seed * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(block)) {
   result_.report.block = block;
-  result_.pc_cycles[0].assign(ctx.image->aic.size(), 0);
-  result_.pc_count[0].assign(ctx.image->aic.size(), 0);
-  result_.pc_cycles[1].assign(ctx.image->aiv.size(), 0);
-  result_.pc_count[1].assign(ctx.image->aiv.size(), 0);
+  if (ctx.options.trace) {  // the per-line table is part of the trace only
+    result_.pc_cycles[0].assign(ctx.image->aic.size(), 0);
+    result_.pc_count[0].assign(ctx.image->aic.size(), 0);
+    result_.pc_cycles[1].assign(ctx.image->aiv.size(), 0);
+    result_.pc_count[1].assign(ctx.image->aiv.size(), 0);
+  }
 }
 
 void BlockRunner::SetUpCores() {
@@ -274,8 +276,7 @@ void BlockRunner::ScalarStep(CoreState& c) {
       const uint64_t before = c.stime;
       if (!ExecScalarAlu(c, in)) return;
       Trace(c, Pipe::kS, before, c.stime, pc);
-      result_.pc_cycles[c.index > 0][pc] += c.stime - before;
-      ++result_.pc_count[c.index > 0][pc];
+      CountPc(c, pc, c.stime - before);
       c.pipes[static_cast<int>(Pipe::kS)].busy += c.stime - before;
       // Keep batching only while the next instruction is another plain ALU one.
       if (c.pc < 0 || c.pc >= static_cast<int64_t>(c.code->size())) continue;

@@ -45,6 +45,10 @@ struct LaunchContext {
   // The rendezvous of `sync_all` when the kernel has one (every block on its own thread);
   // null otherwise. Not owned.
   GridBarrier* grid = nullptr;
+  // Each block's share of the launch's caps (LaunchOptions, kMaxDeviceOutputBytes).
+  uint64_t gm_records_per_block = 0;
+  uint64_t trace_events_per_block = 0;
+  size_t device_output_per_block = 0;
 };
 
 // One executed instruction or flag event, for the Chrome trace.
@@ -77,6 +81,7 @@ struct BlockResult {
   std::vector<Finding> findings;
   uint64_t suppressed = 0;
   std::vector<TraceEvent> trace;
+  uint64_t trace_dropped = 0;  // events past the block's share of LaunchOptions::max_trace_events
   // Summed occupancy and instruction count per pc, per core type (0 AIC, 1 AIV).
   std::array<std::vector<uint64_t>, 2> pc_cycles;
   std::array<std::vector<uint64_t>, 2> pc_count;
@@ -85,9 +90,6 @@ struct BlockResult {
   // program order, each line prefixed "[block B core] ".
   std::string device_output;
 };
-
-// Bytes of device output one block keeps; the rest is dropped with a note.
-inline constexpr size_t kMaxBlockDeviceOutput = size_t{1} << 20;
 
 // Runs block `block` to completion (or to its first fault). Never throws for kernel problems.
 BlockResult RunBlock(const LaunchContext& ctx, int64_t block);

@@ -88,8 +88,7 @@ void BlockRunner::ExecDump(CoreState& c, const Instr& in) {
   Print(c, FormatDump(*r, static_cast<uint64_t>(*addr), {p, bytes}));
   const uint64_t cost = t_.scalar_load.value;
   Trace(c, Pipe::kS, c.stime, c.stime + cost, pc);
-  result_.pc_cycles[c.index > 0][pc] += cost;
-  ++result_.pc_count[c.index > 0][pc];
+  CountPc(c, pc, cost);
   c.pipes[static_cast<int>(Pipe::kS)].busy += cost;
   c.stime += cost;
   ++c.pc;
@@ -98,7 +97,7 @@ void BlockRunner::ExecDump(CoreState& c, const Instr& in) {
 void BlockRunner::Print(CoreState& c, std::string_view text) {
   const std::string prefix = "[block " + std::to_string(block_) + " " + CoreName(c.index) + "] ";
   for (char ch : text) {
-    if (c.printed.size() >= kMaxBlockDeviceOutput) return;
+    if (c.printed.size() >= ctx_.device_output_per_block) return;
     if (c.printed.empty() || c.printed.back() == '\n') c.printed += prefix;
     c.printed += ch;
   }
@@ -111,8 +110,8 @@ void BlockRunner::CollectDeviceOutput() {
     if (c.printed.back() != '\n') c.printed += '\n';
     out += c.printed;
   }
-  if (out.size() > kMaxBlockDeviceOutput) {
-    out.resize(kMaxBlockDeviceOutput);
+  if (out.size() > ctx_.device_output_per_block) {
+    out.resize(ctx_.device_output_per_block);
     out += "\n[block " + std::to_string(block_) + "] (device output truncated)\n";
   }
 }

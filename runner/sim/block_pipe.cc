@@ -86,6 +86,10 @@ void Join(VectorClock& a, const VectorClock& b) {
 void BlockRunner::Trace(const CoreState& c, Pipe pipe, uint64_t start, uint64_t end, int pc,
                         int64_t flow, bool flow_out) {
   if (!ctx_.options.trace) return;
+  if (result_.trace.size() >= ctx_.trace_events_per_block) {
+    ++result_.trace_dropped;
+    return;
+  }
   result_.trace.push_back({c.index, pipe, start, end, pc, flow, flow_out});
 }
 
@@ -156,8 +160,7 @@ void BlockRunner::ExecPipeInstr(CoreState& c, int pipe, const Queued& q, uint64_
   p.last_complete = std::max(p.last_complete, complete);
   p.busy += occ;
   if (static_cast<Pipe>(pipe) != Pipe::kS) c.busy.Add(t, t + occ);
-  result_.pc_cycles[c.index > 0][q.pc] += occ;
-  ++result_.pc_count[c.index > 0][q.pc];
+  CountPc(c, q.pc, occ);
   Trace(c, static_cast<Pipe>(pipe), t, complete, q.pc);
 }
 
@@ -214,15 +217,16 @@ bool BlockRunner::CheckSpans(CoreState& c, const Queued& q, const std::vector<Sp
     acc.reserve(spans.size());
     for (const Span& s : spans) {
       acc.push_back({s.space, s.addr, s.addr + s.bytes, s.write, s.accumulate, s.atomic});
-      if (s.space == MemSpace::kGm) RecordGmTouch(c.index, q.pc, s);
+      if (s.space == MemSpace::kGm) RecordGmTouch(c.index, q.pc, pipe, s);
     }
     races_.OnInstr({c.index, q.pc, pipe}, acc);
   }
   return true;
 }
 
-void BlockRunner::RecordGmTouch(int core, int pc, const Span& s) {
+void BlockRunner::RecordGmTouch(int core, int pc, Pipe pipe, const Span& s) {
   auto& touches = result_.gm_touches;
+  if (aborted_) return;
   if (!touches.empty()) {
     GmTouch& last = touches.back();
     if (last.end == s.addr && last.write == s.write && last.atomic == s.atomic && last.pc == pc &&
@@ -230,6 +234,15 @@ void BlockRunner::RecordGmTouch(int core, int pc, const Span& s) {
       last.end = s.addr + s.bytes;
       return;
     }
+  }
+  if (touches.size() >= ctx_.gm_records_per_block) {
+    Add(FindingKind::kLaunchCap,
+        "block " + std::to_string(block_) + ", " + CoreName(core) + ": more than " +
+            std::to_string(ctx_.gm_records_per_block) +
+            " separate GM accesses to keep for the inter-block race check (the block's share "
+            "of the launch's cap) at " +
+            Describe(core, pc, pipe) + "; launch in fast mode, or with fewer blocks");
+    return;
   }
   touches.push_back({s.addr, s.addr + s.bytes, s.write, s.atomic, core, pc, epoch_});
 }

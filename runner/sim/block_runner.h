@@ -60,13 +60,21 @@ class BlockRunner {
   // detector (a debugging dump: it changes nothing the kernel computes).
   bool CheckSpans(CoreState& c, const Queued& q, const std::vector<Span>& spans,
                   bool observed = true);
-  void RecordGmTouch(int core, int pc, const Span& s);
+  // Keeps a GM access for the inter-block race check; past the block's share of
+  // LaunchOptions::max_gm_records, a budget finding ends the block.
+  void RecordGmTouch(int core, int pc, target::Pipe pipe, const Span& s);
   void ApplyNow(CoreState& c, const Queued& q, const std::vector<Span>& spans);
   // Host pointer to `bytes` bytes at `addr` of `space` as core `c` sees them (validated range).
   const uint8_t* HostBytes(CoreState& c, MemSpace space, uint64_t addr, uint64_t bytes);
   void ApplyPendingUpTo(uint64_t t);
   void Trace(const CoreState& c, target::Pipe pipe, uint64_t start, uint64_t end, int pc,
              int64_t flow = -1, bool flow_out = false);
+  // Adds to the per-pc cycle table (kept only for a traced launch).
+  void CountPc(const CoreState& c, int pc, uint64_t cycles) {
+    if (!ctx_.options.trace) return;
+    result_.pc_cycles[c.index > 0][pc] += cycles;
+    ++result_.pc_count[c.index > 0][pc];
+  }
 
   // Findings (block_report.cc).
   std::string Describe(int core, int pc, target::Pipe pipe) const;

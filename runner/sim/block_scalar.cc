@@ -199,8 +199,7 @@ void BlockRunner::ExecScalarMemory(CoreState& c, const Instr& in) {
   ApplyNow(c, q, spans);  // performs the scalar access (see ApplyNow) and marks poison
   const uint64_t cost = store ? t_.scalar_store.value : t_.scalar_load.value;
   Trace(c, Pipe::kS, c.stime, c.stime + cost, pc);
-  result_.pc_cycles[c.index > 0][pc] += cost;
-  ++result_.pc_count[c.index > 0][pc];
+  CountPc(c, pc, cost);
   c.pipes[static_cast<int>(Pipe::kS)].busy += cost;
   c.stime += cost;
   ++c.pc;

@@ -92,6 +92,16 @@ bool UsesSyncAll(const KernelImage& k) {
   return has(k.aic) || has(k.aiv);
 }
 
+// Splits the launch's caps evenly over its `blocks` blocks (so what a block may keep does not
+// depend on which host thread ran it, or when).
+void ShareCaps(int64_t blocks, LaunchContext* ctx) {
+  const auto n = static_cast<uint64_t>(blocks);
+  ctx->gm_records_per_block = std::max<uint64_t>(1, ctx->options.max_gm_records / n);
+  ctx->trace_events_per_block = ctx->options.max_trace_events / n;
+  ctx->device_output_per_block =
+      std::clamp<size_t>(kMaxDeviceOutputBytes / n, kMinBlockDeviceOutput, kMaxBlockDeviceOutput);
+}
+
 // Blocks in index order, each whole; past kMaxDeviceOutputBytes a note ends the output.
 void AppendDeviceOutput(const std::string& block, std::string* out) {
   constexpr std::string_view kNote = "(device output truncated: later blocks not shown)\n";
@@ -163,6 +173,11 @@ Result<LaunchReport> SimDevice::Launch(KernelId id, std::span<const uint64_t> ar
   if (image == nullptr) return NotFound("no kernel with id " + std::to_string(id));
   LaunchContext ctx{image, &target_, &gm_, {args.begin(), args.end()}, options};
   const int64_t n = image->metadata.block_count;
+  if (n > options.max_blocks) {
+    return ResourceExhausted("the kernel's grid has " + std::to_string(n) +
+                             " blocks; the launch cap is " + std::to_string(options.max_blocks));
+  }
+  ShareCaps(n, &ctx);
   const int64_t per_wave = BlocksPerWave(target_, image->metadata);
   // sync_all needs every block running at once (each on a host thread of its own here);
   // on hardware more blocks than cores would hang at the first one.

@@ -77,6 +77,12 @@ std::string ChromeTraceJson(const KernelImage& image, const std::vector<BlockRes
          << ",\"args\":{\"name\":\"" << CoreLabel(tid / 8) << " "
          << LaneName(static_cast<target::Pipe>(tid % 8)) << "\"}}";
     }
+    if (b.trace_dropped > 0) {
+      sep();
+      os << "{\"ph\":\"i\",\"s\":\"p\",\"name\":\"trace truncated: " << b.trace_dropped
+         << " more events (the block's share of the launch's trace cap)\",\"pid\":" << pid
+         << ",\"ts\":0}";
+    }
     for (const TraceEvent& e : b.trace) {
       const auto& code = e.core == 0 ? image.aic : image.aiv;
       const int tid = e.core * 8 + static_cast<int>(e.pipe);

@@ -47,7 +47,7 @@ bool CompileAndRun(const std::string& file, const std::string& entry, std::vecto
   req.args = std::move(args);
   SourceManager sources;
   DiagnosticEngine diag(&sources);
-  Result<CompiledKernel> k = Compile({req, {{}, "", false, true}}, &sources, &diag);
+  Result<CompiledKernel> k = Compile({req, {{}, "", false, true, nullptr}}, &sources, &diag);
   if (!k.ok()) {
     EXPECT_EQ(k.status().code(), StatusCode::kCompileError) << k.status();
     return false;

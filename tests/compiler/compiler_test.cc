@@ -77,21 +77,51 @@ TEST(Pipeline, DocsListEveryPassOfTheTableInOrder) {
 TEST(Pipeline, PrintAfterAllDumpsEveryPassAndStopAfterStops) {
   auto cases = BackEndCases();
   ASSERT_FALSE(cases.empty());
-  Outcome all = CompileRequestText(CaseRequest(cases[0]), {{"all"}, "", true, true});
+  Outcome all = CompileRequestText(CaseRequest(cases[0]), {{"all"}, "", true, true, nullptr});
   ASSERT_TRUE(all.kernel.ok()) << all.diagnostics << all.kernel.status();
   EXPECT_EQ(all.kernel->ir_dumps.size(), all.kernel->passes.size());
   EXPECT_FALSE(all.kernel->binary.empty());
 
-  Outcome stopped = CompileRequestText(CaseRequest(cases[0]), {{}, "legalize_copies", false});
+  Outcome stopped =
+      CompileRequestText(CaseRequest(cases[0]), {{}, "legalize_copies", false, false, nullptr});
   ASSERT_TRUE(stopped.kernel.ok()) << stopped.diagnostics;
   EXPECT_TRUE(stopped.kernel->binary.empty());
   EXPECT_EQ(stopped.kernel->passes.back().pass, "legalize_copies");
 }
 
+TEST(Pipeline, InterruptStopsTheCompileWithItsStatus) {
+  auto cases = BackEndCases();
+  ASSERT_FALSE(cases.empty());
+  int polls = 0;
+  PipelineOptions options;
+  options.time_passes = true;
+  options.interrupt = [&polls] {
+    return ++polls > 3 ? DeadlineExceeded("stop here") : Status::Ok();
+  };
+  Outcome stopped = CompileRequestText(CaseRequest(cases[0]), options);
+  ASSERT_FALSE(stopped.kernel.ok());
+  EXPECT_EQ(stopped.kernel.status().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(stopped.kernel.status().message(), "stop here");
+  // An interrupt that never fires changes nothing, and is polled more than once per pass for
+  // this kernel (sync_insert polls in its analyses).
+  polls = 0;
+  options.interrupt = [&polls] {
+    ++polls;
+    return Status::Ok();
+  };
+  Outcome whole = CompileRequestText(CaseRequest(cases[0]), options);
+  ASSERT_TRUE(whole.kernel.ok()) << whole.diagnostics << whole.kernel.status();
+  Outcome plain = CompileRequestText(CaseRequest(cases[0]), {});
+  ASSERT_TRUE(plain.kernel.ok());
+  EXPECT_EQ(whole.kernel->binary, plain.kernel->binary);
+  EXPECT_GT(polls, static_cast<int>(whole.kernel->passes.size()));
+}
+
 TEST(Pipeline, UnknownPassNamesInOptionsAreInvalidArguments) {
   auto cases = BackEndCases();
   ASSERT_FALSE(cases.empty());
-  Outcome o = CompileRequestText(CaseRequest(cases[0]), {{"no_such_pass"}, "", false});
+  Outcome o =
+      CompileRequestText(CaseRequest(cases[0]), {{"no_such_pass"}, "", false, false, nullptr});
   ASSERT_FALSE(o.kernel.ok());
   EXPECT_EQ(o.kernel.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(o.kernel.status().message().find("no_such_pass"), std::string::npos);

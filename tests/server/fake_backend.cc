@@ -137,13 +137,21 @@ SpecializeOutcome FakeBackend::Specialize(frontend::FrontendRequest request) {
 
 LowerOutcome FakeBackend::Lower(const SpecializeOutcome& specialized, const LowerOptions& options) {
   ++counters_->lower;
+  LowerOutcome out;
   {
+    // Like the real back end, a held Lower polls its interrupt and stops when told to.
     std::unique_lock<std::mutex> lock(mu_);
     ++counters_->lower_waiting;
-    cv_.wait(lock, [this] { return !held_; });
+    while (held_ && out.status.ok()) {
+      cv_.wait_for(lock, std::chrono::milliseconds(5));
+      if (options.interrupt) out.status = options.interrupt();
+    }
     --counters_->lower_waiting;
   }
-  LowerOutcome out;
+  if (!out.status.ok()) {
+    ++counters_->lower_interrupted;
+    return out;
+  }
   auto state = std::static_pointer_cast<const FakeState>(specialized.state);
   if (state->canonical.find("lower error") != std::string::npos) {
     out.status = CompileError("kernel does not fit in UB");

@@ -2,7 +2,8 @@
 // A CompilerBackend for service tests: a toy "frontend" whose canonical form drops comments
 // and blank lines (so sources differing only in comments share a key but not line numbers),
 // and a "back end" that emits a real, launchable vadd kernel binary (z = x + y, 256 float16)
-// for every key. Counts its calls, and can hold Lower at a gate to make compiles overlap.
+// for every key. Counts its calls, and can hold Lower at a gate to make compiles overlap (a held
+// Lower polls LowerOptions::interrupt and returns its status when it says stop).
 //
 // Conventions in the source text: a line containing "syntax error" is a compile error there;
 // "lower error" makes Lower fail with a compile error; "warn" adds a warning on that line.
@@ -26,7 +27,8 @@ class FakeBackend final : public CompilerBackend {
   struct Counters {
     std::atomic<int> specialize{0};
     std::atomic<int> lower{0};
-    std::atomic<int> lower_waiting{0};  // Lower calls held at the gate
+    std::atomic<int> lower_waiting{0};      // Lower calls held at the gate
+    std::atomic<int> lower_interrupted{0};  // held Lower calls their interrupt stopped
   };
 
   // `counters` must outlive the backend (tests keep them while the service owns the backend).

@@ -216,5 +216,40 @@ TEST_F(ServiceDeviceTest, DeadlineAndCancellationRaiseTheDevicesCancelFlag) {
   EXPECT_EQ(devices_->record().devices_made, 2);
 }
 
+TEST_F(ServiceDeviceTest, ALaunchWithoutDeadlineStopsAtTheDaemonsLimitAndGetsItsCaps) {
+  FakeDevices::Script script;
+  script.launch_until_cancelled = true;  // runs until the service raises the cancel flag
+  ServiceOptions options;
+  options.max_launch_seconds = 1;
+  options.max_launch_blocks = 77;
+  Start(script, options);
+  Result<LaunchReply> r = service_->Launch(Call(), {});
+  ASSERT_EQ(r.status().code(), StatusCode::kDeadlineExceeded) << r.status();
+  EXPECT_NE(r.status().message().find("daemon's limit of 1 s (--max-launch-seconds)"),
+            std::string::npos)
+      << r.status();
+  ASSERT_TRUE(devices_->WaitForDestroyed(1, kStopWait));
+  EXPECT_TRUE(devices_->record().saw_cancel);
+  EXPECT_EQ(devices_->record().options.max_blocks, 77);
+  // A caller's own, earlier deadline keeps its own message.
+  CallContext late;
+  late.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+  r = service_->Launch(Call(), late);
+  ASSERT_EQ(r.status().code(), StatusCode::kDeadlineExceeded) << r.status();
+  EXPECT_EQ(r.status().message().find("--max-launch-seconds"), std::string::npos) << r.status();
+}
+
+TEST_F(ServiceDeviceTest, ALaunchCapFindingIsResourceExhausted) {
+  FakeDevices::Script script;
+  script.report = Report({{runner::FindingKind::kLaunchCap, 0, "more than 4 separate GM accesses"}},
+                         ResourceExhausted("1 finding"));
+  Start(script);
+  Result<LaunchReply> r = service_->Launch(Call(), {});
+  ASSERT_EQ(r.status().code(), StatusCode::kResourceExhausted) << r.status();
+  EXPECT_NE(r.status().message().find("reached a cap of the simulator: more than 4"),
+            std::string::npos)
+      << r.status();
+}
+
 }  // namespace
 }  // namespace tilejit::server

@@ -44,7 +44,7 @@ void CompileRunAndCompare(const std::string& source, const std::string& entry,
   req.args = std::move(args);
   SourceManager sources;
   DiagnosticEngine diag(&sources);
-  Result<CompiledKernel> k = Compile({req, {{}, "", false, true}}, &sources, &diag);
+  Result<CompiledKernel> k = Compile({req, {{}, "", false, true, nullptr}}, &sources, &diag);
   ASSERT_TRUE(k.ok()) << k.status() << "\n" << diag.RenderAll();
   runner::sim::SimDevice device;
   Result<runner::KernelId> id = device.LoadBinary(k->binary);
@@ -261,7 +261,7 @@ Outcome CompileShared(const std::string& file, const std::string& entry, std::ve
   req.args = std::move(args);
   SourceManager sources;
   DiagnosticEngine diag(&sources);
-  Result<CompiledKernel> k = Compile({req, {{}, "", false, true}}, &sources, &diag);
+  Result<CompiledKernel> k = Compile({req, {{}, "", false, true, nullptr}}, &sources, &diag);
   Outcome out{k.ok() ? Status::Ok() : k.status(), {}};
   for (const Diagnostic& d : diag.diagnostics())
     if (d.severity == Severity::kWarning) out.warnings.push_back(d.message);

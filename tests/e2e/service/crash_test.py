@@ -67,7 +67,8 @@ def verify_file(path):
 def test_kill_9_mid_burst_leaves_every_stored_entry_valid(tmp_path):
     cache = tmp_path / "cache"
     daemon = Daemon(cache, "--workers", "2", "--queue-capacity", str(BURST),
-                    "--max-rpc-threads", str(BURST + 100), "--test-backend-delay-ms", "20",
+                    "--max-rpc-threads", str(BURST + 100), "--max-calls-per-caller", str(BURST),
+                    "--test-backend-delay-ms", "20",
                     metrics=True).start()
     acknowledged = {}
     with grpc.insecure_channel(daemon.address) as ch:
