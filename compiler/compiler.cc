@@ -18,7 +18,7 @@ namespace {
 
 // Bump with any change to codegen's output (the passes carry their own versions).
 constexpr std::string_view kCompilerVersion = "tilejit/0.2.0";
-constexpr int kCodegenVersion = 6;
+constexpr int kCodegenVersion = 7;
 
 double MillisSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -53,6 +53,7 @@ Result<CompiledKernel> LowerUnchecked(const Specialized& sp, const PipelineOptio
     if (options.interrupt) TILEJIT_RETURN_IF_ERROR(options.interrupt());
     codegen::CodegenInput in{&lowered.kernel, &fr.kernel, target, CompilerFingerprint(), sp.key};
     TILEJIT_ASSIGN_OR_RETURN(target::KernelBinary binary, codegen::Codegen(in, diag));
+    binary.source = {fr.ir_text, fr.normalized_configs.canonical};
     out.metadata = binary.metadata;
     TILEJIT_ASSIGN_OR_RETURN(out.binary, target::WriteKernelBinary(binary));
   }

@@ -312,7 +312,7 @@ grpc::Status TileJitGrpcService::Import(grpc::ServerContext* ctx, const v1::Impo
     }
     entries.emplace_back(e.key(), e.binary());
   }
-  auto counts = core_->Import(entries);
+  auto counts = core_->Import(entries, MakeContext(ctx, ""));
   if (!counts.ok()) return ToGrpcStatus(counts.status());
   response->set_imported(static_cast<uint32_t>(counts->first));
   response->set_skipped(static_cast<uint32_t>(counts->second));

@@ -48,6 +48,18 @@ std::vector<DiagnosticInfo> Unlocated(std::vector<DiagnosticInfo> diags) {
   return diags;
 }
 
+std::shared_ptr<MemoEntry> MemoFrom(const SpecializeOutcome& spec, const std::string& file_name) {
+  auto entry = std::make_shared<MemoEntry>();
+  entry->key = spec.key;
+  entry->file_name = file_name;
+  entry->source_map = spec.source_map;
+  entry->file_names = spec.file_names;
+  entry->diagnostics = spec.diagnostics;
+  entry->ignored_config_keys = spec.ignored_config_keys;
+  entry->ir_text = spec.ir_text;
+  return entry;
+}
+
 std::string FirstErrorText(const std::vector<DiagnosticInfo>& diags, const Status& status) {
   for (const DiagnosticInfo& d : diags) {
     if (d.severity == Severity::kError) return d.rendered;
@@ -164,15 +176,21 @@ class CompileService::CompileRun {
       return std::move(reply_);
     }
     s_->misses_->Inc();
-    // A memo hit whose kernel was evicted: the frontend's output is needed again for Lower.
-    if (!spec_.state && !Specialize()) return Finish();
+    if (!spec_.state) {
+      // A memo hit joins the compile of its key in progress, if there is one; only a kernel
+      // that is neither stored nor being compiled (evicted) needs the frontend again.
+      SingleFlight::Joined joined = s_->flights_.JoinInFlight(memo_->key, ctx_.deadline);
+      if (joined.flight) return AwaitFlight(joined);
+      if (!Specialize()) return Finish();
+    }
     return LowerOnce();
   }
 
   // The IR after the requested passes, from a fresh lowering on this thread that nothing is
   // cached from (a debugging aid: the kernel itself was served above, from wherever).
   Status DumpIr(CompileReply* reply) {
-    const SpecializeOutcome spec = s_->SpecializeOnPool(request_, reply_.request_digest, ctx_);
+    const SpecializeOutcome spec =
+        s_->SpecializeOnPool(request_, reply_.request_digest, /*remember=*/true, ctx_);
     if (spec.status.code() == StatusCode::kDeadlineExceeded ||
         spec.status.code() == StatusCode::kCancelled ||
         spec.status.code() == StatusCode::kResourceExhausted) {
@@ -189,7 +207,7 @@ class CompileService::CompileRun {
 
   // Runs the frontend; false when the reply (or error status) is final.
   bool Specialize() {
-    spec_ = s_->SpecializeOnPool(request_, reply_.request_digest, ctx_);
+    spec_ = s_->SpecializeOnPool(request_, reply_.request_digest, /*remember=*/true, ctx_);
     timer_.Lap("frontend");
     if (!spec_.status.ok()) {
       if (spec_.status.code() == StatusCode::kCompileError) {
@@ -199,16 +217,7 @@ class CompileService::CompileRun {
       }
       return false;
     }
-    auto entry = std::make_shared<MemoEntry>();
-    entry->key = spec_.key;
-    entry->file_name = request_.file_name;
-    entry->source_map = spec_.source_map;
-    entry->file_names = spec_.file_names;
-    entry->diagnostics = spec_.diagnostics;
-    entry->ignored_config_keys = spec_.ignored_config_keys;
-    entry->ir_text = spec_.ir_text;
-    memo_ = entry;
-    s_->memo_.Put(reply_.request_digest, std::move(entry));
+    memo_ = MemoFrom(spec_, request_.file_name);  // the run has put the same in the memo
     return true;
   }
 
@@ -227,9 +236,12 @@ class CompileService::CompileRun {
         return std::move(reply_);
       }
       if (!Enqueue(joined.flight)) return Finish();
-    } else {
-      s_->joins_->Inc();
     }
+    return AwaitFlight(joined);
+  }
+
+  Result<CompileReply> AwaitFlight(const SingleFlight::Joined& joined) {
+    if (!joined.leader) s_->joins_->Inc();
     FlightResult r = joined.flight->Wait(ctx_.deadline, ctx_.cancelled);
     timer_.Record("queue", r.queue_millis);
     timer_.Record("backend", r.backend_millis);
@@ -365,7 +377,7 @@ Result<Admission::Ticket> CompileService::Admit(const CallContext& ctx) {
 }
 
 SpecializeOutcome CompileService::SpecializeOnPool(frontend::FrontendRequest request,
-                                                   const std::string& digest,
+                                                   const std::string& digest, bool remember,
                                                    const CallContext& ctx) {
   std::shared_ptr<Handoff<SpecializeOutcome>> run;
   bool leader = false;
@@ -378,7 +390,7 @@ SpecializeOutcome CompileService::SpecializeOnPool(frontend::FrontendRequest req
     }
     run = slot;
   }
-  if (leader) StartFrontend(std::move(request), digest, run);
+  if (leader) StartFrontend(std::move(request), digest, remember, run);
   SpecializeOutcome out;
   if (Status waited = run->Wait(ctx.deadline, ctx.cancelled, "the frontend", &out); !waited.ok()) {
     out = SpecializeOutcome{};
@@ -388,6 +400,7 @@ SpecializeOutcome CompileService::SpecializeOnPool(frontend::FrontendRequest req
 }
 
 void CompileService::StartFrontend(frontend::FrontendRequest request, const std::string& digest,
+                                   bool remember,
                                    const std::shared_ptr<Handoff<SpecializeOutcome>>& run) {
   frontend_runs_->Inc();
   request.limits = options_.frontend_limits;
@@ -395,7 +408,11 @@ void CompileService::StartFrontend(frontend::FrontendRequest request, const std:
   // own time budget). Not ctx.cancelled: the run may outlive the call and its transport.
   request.deadline = frontend::HostBudget::Clock::time_point::max();
   request.cancelled = [run] { return run->abandoned(); };
-  auto finish = [this, digest, run](SpecializeOutcome out) {
+  // The memo is filled before the run leaves frontend_flights_, so that a request with this
+  // digest finds one or the other, never neither (and never runs the frontend again).
+  auto finish = [this, digest, run, remember,
+                 file_name = request.file_name](SpecializeOutcome out) {
+    if (remember && out.status.ok()) memo_.Put(digest, MemoFrom(out, file_name));
     {
       std::lock_guard<std::mutex> lock(frontend_mu_);
       auto it = frontend_flights_.find(digest);

@@ -42,6 +42,7 @@
 
 #include "common/result.h"
 #include "compiler/frontend/frontend.h"
+#include "compiler/target/binary.h"
 #include "runner/device.h"
 #include "runner/npy.h"
 #include "server/admission.h"
@@ -200,9 +201,12 @@ class CompileService {
   // The kernels of `handles` (all when empty, up to `limit`).
   Result<std::vector<std::shared_ptr<const KernelRecord>>> Export(
       const std::vector<std::string>& handles, size_t limit);
-  // Validates each (key, binary) and stores it; returns (imported, already present).
+  // Stores each (key, binary) that is new, once compiling the canonical IR and configs the
+  // binary embeds gives that key and exactly those bytes (service_import.cc); returns
+  // (imported, already present). Any entry that is malformed or fails the check refuses the
+  // whole call (kInvalidArgument naming the entry, counted) and imports nothing.
   Result<std::pair<size_t, size_t>> Import(
-      const std::vector<std::pair<std::string, std::string>>& entries);
+      const std::vector<std::pair<std::string, std::string>>& entries, const CallContext& ctx = {});
 
   // Refuse new work (kUnavailable) from now on; work in progress continues.
   void StartDraining() { draining_.store(true); }
@@ -229,11 +233,11 @@ class CompileService {
   // Runs the frontend on the compile pool, so that a hostile factory holds a bounded worker,
   // not a transport thread, and waits for it until the caller's deadline or cancellation.
   // Concurrent requests with the same digest share one run, which stops (bounded by
-  // options_.frontend_limits) once every one of them has given up. A full queue is
-  // kResourceExhausted.
+  // options_.frontend_limits) once every one of them has given up. With `remember`, a
+  // successful run puts its memo entry under `digest`. A full queue is kResourceExhausted.
   SpecializeOutcome SpecializeOnPool(frontend::FrontendRequest request, const std::string& digest,
-                                     const CallContext& ctx);
-  void StartFrontend(frontend::FrontendRequest request, const std::string& digest,
+                                     bool remember, const CallContext& ctx);
+  void StartFrontend(frontend::FrontendRequest request, const std::string& digest, bool remember,
                      const std::shared_ptr<Handoff<SpecializeOutcome>>& run);
   FlightResult RunLower(const SpecializeOutcome& specialized, const std::shared_ptr<Flight>& flight,
                         SteadyTime queued_at);
@@ -241,7 +245,14 @@ class CompileService {
   Result<std::vector<std::shared_ptr<const KernelRecord>>> ExportKernels(
       const std::vector<std::string>& handles, size_t limit);
   Result<std::pair<size_t, size_t>> ImportKernels(
-      const std::vector<std::pair<std::string, std::string>>& entries);
+      const std::vector<std::pair<std::string, std::string>>& entries, const CallContext& ctx);
+  Status VerifyByRecompiling(const std::string& key, const std::string& binary,
+                             const target::KernelSource& source,
+                             const target::KernelMetadata& metadata, const CallContext& ctx);
+  // kInvalidArgument for a refused import entry (counted and logged).
+  Status Refused(const std::string& key, const std::string& why);
+  // The back end on the compile pool for one caller (no single-flight, nothing cached).
+  LowerOutcome LowerOnPool(const SpecializeOutcome& spec, const CallContext& ctx);
   Result<LaunchReply> LaunchImpl(const LaunchCall& call, const CallContext& ctx);
   Status CheckLaunchCaps(const LaunchCall& call, const KernelRecord& kernel) const;
   Result<std::shared_ptr<const KernelRecord>> ResolveLaunchKernel(
@@ -289,6 +300,7 @@ class CompileService {
   Counter* frontend_runs_ = nullptr;
   Counter* stopped_compiles_ = nullptr;     // back-end runs stopped because nobody waited
   CounterFamily* refused_calls_ = nullptr;  // limit: "caller" or "all"
+  Counter* import_refusals_ = nullptr;
 };
 
 }  // namespace tilejit::server

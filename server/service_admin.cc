@@ -34,6 +34,8 @@ void CompileService::RegisterMetrics() {
   error_cache_hits_ =
       single("tilejit_error_cache_hits_total", "Requests answered by the compile-error cache");
   frontend_runs_ = single("tilejit_frontend_runs_total", "Frontend (Specialize) runs");
+  import_refusals_ = single("tilejit_import_refusals_total",
+                            "Import entries refused (not reproduced by compiling them here)");
   stopped_compiles_ = single("tilejit_stopped_compiles_total",
                              "Back-end runs stopped because every caller waiting for them gave up");
   refused_calls_ = metrics_.AddCounter(
@@ -158,46 +160,6 @@ Result<std::vector<std::shared_ptr<const KernelRecord>>> CompileService::ExportK
     }
   }
   return out;
-}
-
-Result<std::pair<size_t, size_t>> CompileService::Import(
-    const std::vector<std::pair<std::string, std::string>>& entries) {
-  return Counted("Import", ImportKernels(entries));
-}
-
-Result<std::pair<size_t, size_t>> CompileService::ImportKernels(
-    const std::vector<std::pair<std::string, std::string>>& entries) {
-  // Validate everything first, so a bad bundle imports nothing.
-  std::vector<std::shared_ptr<KernelRecord>> records;
-  for (const auto& [key, binary] : entries) {
-    if (!IsHexDigest(key)) return InvalidArgument("bundle entry has a malformed key");
-    std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(binary.data()), binary.size());
-    Result<target::KernelBinary> decoded = target::ReadKernelBinary(bytes);
-    if (!decoded.ok()) {
-      return InvalidArgument("bundle entry " + key.substr(0, 16) +
-                             " is not a valid kernel binary: " + decoded.status().message());
-    }
-    if (!decoded->metadata.cache_key.empty() && decoded->metadata.cache_key != key) {
-      return InvalidArgument("bundle entry " + key.substr(0, 16) +
-                             " holds a binary compiled for another key");
-    }
-    auto record = std::make_shared<KernelRecord>();
-    record->key = key;
-    record->binary = binary;
-    record->metadata = decoded->metadata;
-    records.push_back(std::move(record));
-  }
-  size_t imported = 0, present = 0;
-  for (auto& record : records) {
-    if (store_->Get(record->key).ok()) {
-      ++present;
-      continue;
-    }
-    TILEJIT_RETURN_IF_ERROR(store_->Put(std::move(record)));
-    ++imported;
-  }
-  spdlog::info("import: {} kernels imported, {} already present", imported, present);
-  return std::make_pair(imported, present);
 }
 
 }  // namespace tilejit::server

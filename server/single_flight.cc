@@ -81,6 +81,14 @@ SingleFlight::Joined SingleFlight::Join(const std::string& key, SteadyTime deadl
   return {flight, true};
 }
 
+SingleFlight::Joined SingleFlight::JoinInFlight(const std::string& key, SteadyTime deadline) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = flights_.find(key);
+  if (it == flights_.end()) return {};
+  it->second->AddWaiter(deadline);
+  return {it->second, false};
+}
+
 void SingleFlight::Finish(const std::string& key, const std::shared_ptr<Flight>& flight,
                           FlightResult result) {
   {

@@ -77,6 +77,9 @@ class SingleFlight {
   // The flight in progress for `key` (extending its deadline), or a new one led by the caller.
   Joined Join(const std::string& key, SteadyTime deadline);
 
+  // The flight in progress for `key` joined as above; a null flight when there is none.
+  Joined JoinInFlight(const std::string& key, SteadyTime deadline);
+
   // Completes `flight` and forgets it, so the next request for `key` starts afresh.
   void Finish(const std::string& key, const std::shared_ptr<Flight>& flight, FlightResult result);
 

@@ -24,15 +24,41 @@ struct SectionRule {
 };
 
 // The sections in file order; the writer emits exactly these and the reader requires them.
-constexpr std::array<SectionRule, 4> kSections = {{
+constexpr std::array<SectionRule, 5> kSections = {{
     {kAicCodeSection, elf::kShtProgbits, elf::kShfAlloc | elf::kShfExecInstr,
      kInstructionWordBytes},
     {kAivCodeSection, elf::kShtProgbits, elf::kShfAlloc | elf::kShfExecInstr,
      kInstructionWordBytes},
     {kMetadataSection, elf::kShtProgbits, 0, 1},
     {kLineTableSection, elf::kShtProgbits, 0, 1},
+    {kSourceSection, elf::kShtProgbits, 0, 1},
 }};
-enum SectionIndex { kAic = 0, kAiv = 1, kMeta = 2, kLines = 3 };
+enum SectionIndex { kAic = 0, kAiv = 1, kMeta = 2, kLines = 3, kSource = 4 };
+
+// .tilejit.source: the configs' byte count (u32 little-endian), the configs, the IR text.
+std::vector<uint8_t> EncodeSource(const KernelSource& source) {
+  std::vector<uint8_t> out;
+  if (source.ir_text.empty() && source.pass_configs.empty()) return out;
+  const auto n = static_cast<uint32_t>(source.pass_configs.size());
+  for (int b = 0; b < 4; ++b) out.push_back(static_cast<uint8_t>(n >> (8 * b)));
+  out.insert(out.end(), source.pass_configs.begin(), source.pass_configs.end());
+  out.insert(out.end(), source.ir_text.begin(), source.ir_text.end());
+  return out;
+}
+
+Result<KernelSource> DecodeSource(std::span<const uint8_t> data) {
+  KernelSource source;
+  if (data.empty()) return source;
+  if (data.size() < 4) return Corruption("source section is shorter than its header");
+  const uint32_t n = data[0] | data[1] << 8 | data[2] << 16 | uint32_t{data[3]} << 24;
+  if (n > kMaxSourceConfigBytes || n > data.size() - 4) {
+    return Corruption("source section's pass configs overrun it");
+  }
+  const char* bytes = reinterpret_cast<const char*>(data.data());
+  source.pass_configs.assign(bytes + 4, n);
+  source.ir_text.assign(bytes + 4 + n, data.size() - 4 - n);
+  return source;
+}
 
 Status CheckCore(const CoreCode& core, std::string_view name, bool used) {
   const std::string where(name);
@@ -110,6 +136,7 @@ Result<KernelBinary> Decode(std::span<const uint8_t> bytes) {
   TILEJIT_ASSIGN_OR_RETURN(binary.aic, ReadCore(data[kAic], data[kLines], &pos, "AIC"));
   TILEJIT_ASSIGN_OR_RETURN(binary.aiv, ReadCore(data[kAiv], data[kLines], &pos, "AIV"));
   if (pos != data[kLines].size()) return Corruption("line table section has trailing bytes");
+  TILEJIT_ASSIGN_OR_RETURN(binary.source, DecodeSource(data[kSource]));
   const Status valid = ValidateKernelBinary(binary);
   if (!valid.ok()) return Corruption(valid.message());
   return binary;
@@ -119,6 +146,10 @@ Result<KernelBinary> Decode(std::span<const uint8_t> bytes) {
 
 Status ValidateKernelBinary(const KernelBinary& binary) {
   TILEJIT_RETURN_IF_ERROR(ValidateKernelMetadata(binary.metadata));
+  if (binary.source.pass_configs.size() > kMaxSourceConfigBytes) {
+    return InvalidArgument("the source's pass configs exceed " +
+                           std::to_string(kMaxSourceConfigBytes) + " bytes");
+  }
   const CoreMix mix = binary.metadata.core_mix;
   TILEJIT_RETURN_IF_ERROR(CheckCore(binary.aic, "AIC", mix != CoreMix::kVectorOnly));
   return CheckCore(binary.aiv, "AIV", mix != CoreMix::kCubeOnly);
@@ -130,9 +161,10 @@ Result<std::vector<uint8_t>> WriteKernelBinary(const KernelBinary& binary) {
   std::vector<uint8_t> lines;
   AppendLineTable(binary.aic.line_table, &lines);
   AppendLineTable(binary.aiv.line_table, &lines);
+  const std::vector<uint8_t> source = EncodeSource(binary.source);
   const std::array<std::span<const uint8_t>, kSections.size()> data = {
       binary.aic.code, binary.aiv.code,
-      std::span(reinterpret_cast<const uint8_t*>(meta.data()), meta.size()), lines};
+      std::span(reinterpret_cast<const uint8_t*>(meta.data()), meta.size()), lines, source};
   std::vector<elf::SectionSpec> specs;
   for (size_t i = 0; i < kSections.size(); ++i) {
     specs.push_back({std::string(kSections[i].name), kSections[i].type, kSections[i].flags,

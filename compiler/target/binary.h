@@ -8,6 +8,7 @@
 //   .text.aiv       the AIV (vector core) instruction stream, opaque bytes
 //   .tilejit.meta   KernelMetadata as canonical JSON (kernel_metadata.h)
 //   .tilejit.lines  the line tables of both streams (line_table.h)
+//   .tilejit.source what the kernel was compiled from (KernelSource), possibly empty
 //   .shstrtab       section names
 //
 // Instruction encodings belong to the ISA; here an instruction is only known to be a whole
@@ -21,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +39,19 @@ inline constexpr std::string_view kAicCodeSection = ".text.aic";
 inline constexpr std::string_view kAivCodeSection = ".text.aiv";
 inline constexpr std::string_view kMetadataSection = ".tilejit.meta";
 inline constexpr std::string_view kLineTableSection = ".tilejit.lines";
+inline constexpr std::string_view kSourceSection = ".tilejit.source";
+
+// The canonical inputs of the compile that made the binary: recompiling `ir_text` (Tile IR)
+// with `pass_configs` on the metadata's target reproduces the binary byte for byte, which is
+// how a daemon checks an imported binary. Both empty for a binary not made by the compiler
+// (tests, tools), which can then not be verified that way.
+struct KernelSource {
+  std::string ir_text;       // canonical Tile IR (docs/tile_ir.md)
+  std::string pass_configs;  // NormalizedPassConfigs::canonical: "key=value\n", sorted by key
+
+  bool operator==(const KernelSource&) const = default;
+};
+inline constexpr size_t kMaxSourceConfigBytes = 65536;
 
 // The code of one core type.
 struct CoreCode {
@@ -56,6 +71,7 @@ struct KernelBinary {
   // used unless the mix is kVectorOnly, AIV unless it is kCubeOnly).
   CoreCode aic;
   CoreCode aiv;
+  KernelSource source;
 
   bool operator==(const KernelBinary&) const = default;
 };

@@ -28,7 +28,7 @@ namespace tilejit::target {
 // Version of the whole kernel binary format (ELF layout, metadata schema, line table
 // encoding) and of the ISA semantics the binary relies on. Any change to any of them bumps it;
 // readers accept only their own version.
-inline constexpr uint32_t kKernelBinaryFormatVersion = 3;
+inline constexpr uint32_t kKernelBinaryFormatVersion = 4;
 
 // How the runner treats a parameter (TileLang's allocation convention, DESIGN.md section 5):
 // inputs are passed by the caller; outputs and workspaces are allocated by the runner.

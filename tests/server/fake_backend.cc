@@ -29,6 +29,7 @@ constexpr char kVaddProgram[] =
 
 struct FakeState {
   std::string canonical;
+  std::string material;  // what the key hashes: the "canonical IR" a binary embeds
 };
 
 DiagnosticInfo At(Severity sev, const std::string& file, uint32_t line, const std::string& msg) {
@@ -45,14 +46,18 @@ DiagnosticInfo At(Severity sev, const std::string& file, uint32_t line, const st
 
 }  // namespace
 
-std::vector<uint8_t> VaddBinary(const std::string& key) { return ProgramBinary(key, kVaddProgram); }
+std::vector<uint8_t> VaddBinary(const std::string& key, const std::string& ir_text) {
+  return ProgramBinary(key, kVaddProgram, ir_text);
+}
 
 std::vector<uint8_t> SpinBinary(const std::string& key) {
   return ProgramBinary(key, "loop: jmp off=loop\nend\n");
 }
 
-std::vector<uint8_t> ProgramBinary(const std::string& key, const std::string& aiv_asm) {
+std::vector<uint8_t> ProgramBinary(const std::string& key, const std::string& aiv_asm,
+                                   const std::string& ir_text) {
   target::KernelBinary bin;
+  bin.source.ir_text = ir_text;
   target::KernelMetadata& m = bin.metadata;
   m.kernel_name = "vadd";
   m.target = "ascend910b2";
@@ -80,6 +85,12 @@ std::vector<uint8_t> ProgramBinary(const std::string& key, const std::string& ai
   Result<std::vector<uint8_t>> bytes = target::WriteKernelBinary(bin);
   EXPECT_TRUE(bytes.ok()) << bytes.status();
   return *bytes;
+}
+
+std::string EmbeddedIr(std::string_view binary) {
+  Result<target::KernelBinary> b =
+      target::ReadKernelBinary({reinterpret_cast<const uint8_t*>(binary.data()), binary.size()});
+  return b.ok() ? b->source.ir_text : "";
 }
 
 runner::NpyArray HalfArray(uint16_t bits, int64_t n) {
@@ -129,7 +140,11 @@ SpecializeOutcome FakeBackend::Specialize(frontend::FrontendRequest request) {
   for (const frontend::Value& v : request.args) material += "|" + frontend::TypedText(v);
   for (const auto& [k, v] : request.pass_configs)
     material += "|" + k + "=" + frontend::TypedText(v);
+  // Tile IR input is taken as the material itself, so the IR a binary embeds compiles back to
+  // its key (Import's check).
+  if (request.format == frontend::SourceFormat::kTileIr) material = request.source;
   out.key = Sha256Hex(material);
+  state->material = material;
   out.ir_text = state->canonical;
   out.state = std::move(state);
   return out;
@@ -161,7 +176,7 @@ LowerOutcome FakeBackend::Lower(const SpecializeOutcome& specialized, const Lowe
     out.diagnostics.push_back(d);
     return out;
   }
-  out.binary = VaddBinary(specialized.key);
+  out.binary = VaddBinary(specialized.key, state->material);
   Result<target::KernelBinary> decoded = target::ReadKernelBinary(out.binary);
   EXPECT_TRUE(decoded.ok()) << decoded.status();
   out.metadata = decoded->metadata;

@@ -50,13 +50,18 @@ class FakeBackend final : public CompilerBackend {
   bool held_ = false;
 };
 
-// The vadd kernel binary (z = x + y over 256 float16), with `key` as its cache key.
-std::vector<uint8_t> VaddBinary(const std::string& key);
+// The vadd kernel binary (z = x + y over 256 float16), with `key` as its cache key and
+// `ir_text` as the canonical IR it embeds (the fake's key material; empty: none).
+std::vector<uint8_t> VaddBinary(const std::string& key, const std::string& ir_text = "");
 // The same parameters (x, y in; z out), but the AIV spins forever: only the instruction
 // budget or a cancellation ends a launch of it.
 std::vector<uint8_t> SpinBinary(const std::string& key);
 // A kernel binary with the vadd parameters and `aiv_asm` as its AIV program.
-std::vector<uint8_t> ProgramBinary(const std::string& key, const std::string& aiv_asm);
+std::vector<uint8_t> ProgramBinary(const std::string& key, const std::string& aiv_asm,
+                                   const std::string& ir_text = "");
+
+// The canonical IR a kernel binary embeds ("" when it is not a valid binary).
+std::string EmbeddedIr(std::string_view binary);
 
 // float16 bit patterns of 1, 2 and 3: vadd's inputs and their sum.
 inline constexpr uint16_t kHalfOne = 0x3c00, kHalfTwo = 0x4000, kHalfThree = 0x4200;

@@ -165,7 +165,8 @@ TEST_F(GrpcTest, CompileFromPlainJsonThenHitFromMemory) {
   get.set_handle(first.handle());
   v1::GetKernelResponse kernel;
   ASSERT_TRUE(stub_->GetKernel(&ctx, get, &kernel).ok());
-  const std::vector<uint8_t> expected = testing::VaddBinary(first.key());
+  const std::vector<uint8_t> expected =
+      testing::VaddBinary(first.key(), testing::EmbeddedIr(kernel.binary()));
   EXPECT_EQ(kernel.binary(), std::string(expected.begin(), expected.end()));
 }
 

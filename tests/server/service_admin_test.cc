@@ -26,10 +26,20 @@ class ServiceAdminTest : public ::testing::Test {
  protected:
   void SetUp() override { service_ = Make(); }
 
-  std::unique_ptr<CompileService> Make(ServiceOptions options = {}) {
+  // `kernels` go straight into the store (binaries no compiler made, which Import refuses).
+  std::unique_ptr<CompileService> Make(
+      ServiceOptions options = {},
+      const std::vector<std::pair<std::string, std::vector<uint8_t>>>& kernels = {}) {
+    auto store = std::make_unique<MemoryKernelStore>();
+    for (const auto& [key, binary] : kernels) {
+      auto record = std::make_shared<KernelRecord>();
+      record->key = key;
+      record->binary.assign(binary.begin(), binary.end());
+      record->metadata = target::ReadKernelBinary(binary)->metadata;
+      EXPECT_TRUE(store->Put(std::move(record)).ok());
+    }
     return std::make_unique<CompileService>(options, std::make_unique<FakeBackend>(&counters_),
-                                            std::make_unique<MemoryKernelStore>(),
-                                            runner::sim::SimDeviceFactory());
+                                            std::move(store), runner::sim::SimDeviceFactory());
   }
 
   CompileReply CompileOk(CompileService& s, const std::string& tag) {
@@ -93,10 +103,8 @@ TEST_F(ServiceAdminTest, LaunchDeadlineStopsTheRunningSimulation) {
   ServiceOptions options;
   options.max_concurrent_launches = 1;
   options.max_instruction_budget = uint64_t{1} << 40;  // hours of simulation: only a stop ends it
-  service_ = Make(options);
   const std::string key(64, '5');
-  const std::vector<uint8_t> spin = SpinBinary(key);
-  ASSERT_TRUE(service_->Import({{key, std::string(spin.begin(), spin.end())}}).ok());
+  service_ = Make(options, {{key, SpinBinary(key)}});
   LaunchCall call;
   call.handle = "tj1_" + key;
   call.inputs = {HalfArray(kHalfOne), HalfArray(kHalfTwo)};
@@ -210,6 +218,47 @@ TEST_F(ServiceAdminTest, ExportThenImportIntoAnotherService) {
   ASSERT_TRUE(k.ok());
   EXPECT_EQ(k->kernel->metadata, a.metadata);
   EXPECT_EQ(other->Import(entries)->second, 1u);  // already present
+}
+
+TEST_F(ServiceAdminTest, ImportRefusesWhatCompilingItHereDoesNotReproduce) {
+  CompileReply a = CompileOk(*service_, "a");
+  CompileReply b = CompileOk(*service_, "b");
+  const std::string a_bin = service_->GetKernel(a.handle)->kernel->binary;
+  const std::string b_bin = service_->GetKernel(b.handle)->kernel->binary;
+  std::unique_ptr<CompileService> other = Make();
+  auto refused = [&](const std::string& key, const std::string& binary, const char* why) {
+    Result<std::pair<size_t, size_t>> r = other->Import({{key, binary}});
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << why;
+    EXPECT_NE(r.status().message().find(why), std::string::npos) << r.status();
+  };
+  // Another kernel's binary under a's key: its metadata names b's key.
+  refused(a.key, b_bin, "compiled for another key");
+  // b's binary, with its metadata and embedded IR claiming a's key and IR: the code differs.
+  const std::string forged = [&] {
+    const std::vector<uint8_t> v = testing::SpinBinary(a.key);  // same metadata, other code
+    Result<target::KernelBinary> k = target::ReadKernelBinary(v);
+    k->source.ir_text = testing::EmbeddedIr(a_bin);
+    std::vector<uint8_t> out = *target::WriteKernelBinary(*k);
+    return std::string(out.begin(), out.end());
+  }();
+  refused(a.key, forged, "gives a different binary");
+  // A binary with no embedded IR cannot be checked.
+  const std::vector<uint8_t> bare = testing::VaddBinary(a.key);
+  refused(a.key, std::string(bare.begin(), bare.end()), "embeds no canonical IR");
+  // Changed embedded IR compiles to another key.
+  const std::vector<uint8_t> other_ir = testing::VaddBinary(a.key, "something else");
+  refused(a.key, std::string(other_ir.begin(), other_ir.end()), "compiles to another key");
+  // A good entry beside a bad one: nothing is imported.
+  Result<std::pair<size_t, size_t>> mixed = other->Import({{b.key, b_bin}, {a.key, forged}});
+  EXPECT_FALSE(mixed.ok());
+  EXPECT_EQ(other->Stats().store.entries, 0u);
+  EXPECT_NE(other->metrics().Render().find("tilejit_import_refusals_total 5"), std::string::npos)
+      << other->metrics().Render();
+  // The honest entries import, and the cache then serves exactly them.
+  Result<std::pair<size_t, size_t>> honest = other->Import({{a.key, a_bin}, {b.key, b_bin}});
+  ASSERT_TRUE(honest.ok()) << honest.status();
+  EXPECT_EQ(honest->first, 2u);
+  EXPECT_EQ(other->GetKernel(a.handle)->kernel->binary, a_bin);
 }
 
 TEST_F(ServiceAdminTest, ImportRejectsGarbageAndMismatchedKeys) {

@@ -52,9 +52,10 @@ TEST_F(ServiceTest, HitReturnsBinaryWhenAsked) {
   opts.include_ir = true;
   Result<CompileReply> r = service_->Compile(Request(FakeSource("a")), opts, {});
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->binary,
-            std::string(reinterpret_cast<const char*>(testing::VaddBinary(r->key).data()),
-                        testing::VaddBinary(r->key).size()));
+  const std::string ir = testing::EmbeddedIr(r->binary);
+  EXPECT_FALSE(ir.empty());
+  const std::vector<uint8_t> expected = testing::VaddBinary(r->key, ir);
+  EXPECT_EQ(r->binary, std::string(expected.begin(), expected.end()));
   EXPECT_FALSE(r->ir_text.empty());
 }
 

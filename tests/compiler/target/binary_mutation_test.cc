@@ -34,7 +34,8 @@ Base MakeBase(const KernelBinary& b) {
   Base base;
   base.bytes = *WriteKernelBinary(b);
   base.kinds.assign(base.bytes.size(), Kind::kStructure);
-  for (size_t i = 1; i <= 4; ++i) {  // .text.aic, .text.aiv, .tilejit.meta, .tilejit.lines
+  // .text.aic, .text.aiv, .tilejit.meta, .tilejit.lines, .tilejit.source
+  for (size_t i = 1; i <= 5; ++i) {
     const uint8_t* h = base.bytes.data() + testing::SectionHeaderOffset(base.bytes, i);
     const uint64_t offset = elf::LoadLe(h + 24, 8);
     const uint64_t size = elf::LoadLe(h + 32, 8);

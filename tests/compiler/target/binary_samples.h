@@ -54,7 +54,20 @@ inline KernelBinary SampleBinary() {
   b.aic.line_table = {0, 0, 1, 1, kNoStmt};
   b.aiv.code = SampleCode(3, 0x80);
   b.aiv.line_table = {2, 3, 3};
+  b.source.pass_configs = "tl.ascend_auto_sync=true\ntl.ascend_memory_planning=false\n";
+  b.source.ir_text = "kernel main\n  (a sample, not parsed by the format)\n";
   return b;
+}
+
+// The .tilejit.source encoding, spelled out independently of the writer.
+inline std::vector<uint8_t> SourceBytes(const KernelSource& s) {
+  if (s.ir_text.empty() && s.pass_configs.empty()) return {};
+  const auto n = static_cast<uint32_t>(s.pass_configs.size());
+  std::vector<uint8_t> out = {static_cast<uint8_t>(n), static_cast<uint8_t>(n >> 8),
+                              static_cast<uint8_t>(n >> 16), static_cast<uint8_t>(n >> 24)};
+  out.insert(out.end(), s.pass_configs.begin(), s.pass_configs.end());
+  out.insert(out.end(), s.ir_text.begin(), s.ir_text.end());
+  return out;
 }
 
 inline KernelBinary SampleCubeOnlyBinary() {
@@ -88,6 +101,7 @@ inline std::vector<RawSection> StandardSections(const KernelBinary& b) {
       {std::string(kAivCodeSection), b.aiv.code, elf::kShtProgbits, exec, 8},
       {std::string(kMetadataSection), meta.ok() ? Bytes(*meta) : std::vector<uint8_t>{}},
       {std::string(kLineTableSection), lines},
+      {std::string(kSourceSection), SourceBytes(b.source)},
   };
 }
 

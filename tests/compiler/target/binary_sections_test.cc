@@ -24,7 +24,7 @@ using testing::StandardSections;
 
 // Section header field offsets (Elf64_Shdr) and section indices in a written file.
 constexpr size_t kShName = 0, kShType = 4, kShOffset = 24, kShSize = 32, kShAlign = 48;
-constexpr size_t kAicIdx = 1, kAivIdx = 2, kMetaIdx = 3, kLinesIdx = 4, kStrIdx = 5;
+constexpr size_t kAicIdx = 1, kAivIdx = 2, kMetaIdx = 3, kLinesIdx = 4, kStrIdx = 6;
 
 std::vector<uint8_t> SampleImage() { return BuildRaw(StandardSections(SampleBinary())); }
 
@@ -49,6 +49,19 @@ TEST(KernelBinaryReader, AcceptsTheSampleBuiltByHand) {
   auto r = ReadKernelBinary(SampleImage());
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(*r, SampleBinary());
+}
+
+TEST(KernelBinaryReader, SourceSectionMayBeEmptyButNotOverrun) {
+  KernelBinary plain = SampleBinary();
+  plain.source = {};
+  auto r = ReadKernelBinary(BuildRaw(StandardSections(plain)));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, plain);
+  auto sections = StandardSections(SampleBinary());
+  sections[4].data[0] = 0xff;  // configs longer than the section
+  ExpectRejected(BuildRaw(sections), StatusCode::kCorruption, "pass configs overrun");
+  sections[4].data.resize(3);
+  ExpectRejected(BuildRaw(sections), StatusCode::kCorruption, "shorter than its header");
 }
 
 TEST(KernelBinaryReader, RejectsSectionTableOutOfRange) {

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Import's rules against real daemons (issue 16, acceptance 3).
+
+Daemon A compiles two kernels and exports them. Daemon B refuses three kinds of entry: the
+other kernel's binary filed under a key, a binary with one changed code byte, and a binary
+whose embedded canonical IR was altered. Each refusal imports nothing and is counted in
+tilejit_import_refusals_total. B then compiles the kernel itself and serves A's exact bytes
+for it. A fresh daemon C imports A's honest export and serves it from its cache without
+compiling.
+
+Environment: TILEJITD, TILEJIT_KERNELS_DIR, PROTOC, TILEJIT_PROTO_DIR.
+"""
+import hashlib
+import os
+import struct
+import sys
+
+import grpc
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from daemon import Daemon  # noqa: E402
+from stubs import Stub, tj, typed  # noqa: E402
+
+KERNELS = os.environ.get("TILEJIT_KERNELS_DIR", "tests/testdata/kernels")
+pytestmark = pytest.mark.timeout(240)
+ADD = os.path.join(KERNELS, "elementwise_add_expert.py")
+
+
+def vec_add(m):
+    req = tj.CompileRequest(source=open(ADD).read(), entry="vec_add", file_name=ADD,
+                            include_binary=True)
+    req.typed_args.extend([typed(a) for a in (m, 256, 64, 128)])
+    return req
+
+
+def sections(binary):
+    """{name: (offset, size)} of an ELF64 little-endian file."""
+    shoff, = struct.unpack_from("<Q", binary, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", binary, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQ", binary, shoff + i * shentsize) for i in range(shnum)]
+    names_at = headers[shstrndx][4]
+    out = {}
+    for name, _, _, _, offset, size in headers:
+        end = binary.index(b"\0", names_at + name)
+        out[binary[names_at + name:end].decode()] = (offset, size)
+    return out
+
+
+def bundle(entries):
+    b = tj.KernelBundle(version=1)
+    for key, binary in entries:
+        b.entries.add(key=key, binary=binary, sha256=hashlib.sha256(binary).hexdigest())
+    return b.SerializeToString()
+
+
+def changed_code_byte(binary):
+    offset, size = sections(binary)[".text.aiv"]
+    assert size > 0
+    out = bytearray(binary)
+    out[offset + size // 2] ^= 0x01
+    return bytes(out)
+
+
+def changed_ir(binary):
+    offset, size = sections(binary)[".tilejit.source"]
+    text = binary[offset:offset + size]
+    assert b"256" in text, text[:200]
+    i = text.rindex(b"256")  # a shape in the IR: the same length, another kernel
+    return binary[:offset + i] + b"255" + binary[offset + i + 3:]
+
+
+def import_refused(stub, entries, why):
+    with pytest.raises(grpc.RpcError) as e:
+        stub.Import(tj.ImportRequest(bundle=bundle(entries)), timeout=120)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT, e.value
+    assert why in e.value.details(), e.value.details()
+
+
+def test_tampered_entries_are_refused_and_honest_exports_serve(tmp_path):
+    with Daemon(tmp_path / "a") as a, grpc.insecure_channel(a.address) as ch:
+        stub = Stub(ch)
+        first, second = stub.Compile(vec_add(128), timeout=120), stub.Compile(vec_add(64), timeout=120)
+        assert first.ok and second.ok, (first.error, second.error)
+        exported = stub.Export(tj.ExportRequest(), timeout=60).bundle
+
+    with Daemon(tmp_path / "b", metrics=True) as b, grpc.insecure_channel(b.address) as ch:
+        stub = Stub(ch)
+        import_refused(stub, [(first.key, second.binary)], "compiled for another key")
+        import_refused(stub, [(first.key, changed_code_byte(first.binary))],
+                       "gives a different binary")
+        import_refused(stub, [(second.key, second.binary), (first.key, changed_ir(first.binary))],
+                       "compiles to another key")
+        assert b.scrape()["tilejit_import_refusals_total"] == 3
+        assert len(stub.List(tj.ListRequest(limit=10), timeout=30).entries) == 0
+        again = stub.Compile(vec_add(128), timeout=120)
+        assert again.ok and again.tier == "compiled", (again.error, again.tier)
+        assert again.key == first.key and again.binary == first.binary
+
+    with Daemon(tmp_path / "c", metrics=True) as c, grpc.insecure_channel(c.address) as ch:
+        stub = Stub(ch)
+        counts = stub.Import(tj.ImportRequest(bundle=exported), timeout=120)
+        assert counts.imported == 2
+        before = c.scrape()["tilejit_backend_compiles_total"]
+        hit = stub.Compile(vec_add(128), timeout=120)
+        assert hit.ok and hit.tier in ("memory", "sqlite"), hit.tier
+        assert hit.binary == first.binary
+        # The import's own recompiles are not cache work: the hit compiled nothing.
+        assert c.scrape()["tilejit_backend_compiles_total"] == before
+        assert c.scrape()["tilejit_import_refusals_total"] == 0
