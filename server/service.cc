@@ -190,12 +190,8 @@ class CompileService::CompileRun {
   // cached from (a debugging aid: the kernel itself was served above, from wherever).
   Status DumpIr(CompileReply* reply) {
     const SpecializeOutcome spec =
-        s_->SpecializeOnPool(request_, reply_.request_digest, /*remember=*/true, ctx_);
-    if (spec.status.code() == StatusCode::kDeadlineExceeded ||
-        spec.status.code() == StatusCode::kCancelled ||
-        spec.status.code() == StatusCode::kResourceExhausted) {
-      return spec.status;
-    }
+        s_->SpecializeOnPool(request_, reply_.request_digest, /*remember=*/false, ctx_);
+    if (EndedByTheCall(spec.status)) return spec.status;
     if (!spec.status.ok()) return Internal("the kernel compiled but does not specialise again");
     LowerOptions lower;
     lower.print_after = options_.print_after;

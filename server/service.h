@@ -82,6 +82,13 @@ struct ServiceOptions {
   int test_backend_delay_ms = 0;
 };
 
+// A status that says the call's deadline, cancellation or the daemon's load ended the work,
+// not the kernel (kDeadlineExceeded, kCancelled, kResourceExhausted).
+inline bool EndedByTheCall(const Status& s) {
+  return s.code() == StatusCode::kDeadlineExceeded || s.code() == StatusCode::kCancelled ||
+         s.code() == StatusCode::kResourceExhausted;
+}
+
 // Per-call context from the transport.
 struct CallContext {
   std::string request_id;

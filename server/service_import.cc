@@ -128,21 +128,13 @@ Status CompileService::VerifyByRecompiling(const std::string& key, const std::st
   }
   const SpecializeOutcome spec =
       SpecializeOnPool(std::move(request), "import:" + key, /*remember=*/false, ctx);
-  if (spec.status.code() == StatusCode::kDeadlineExceeded ||
-      spec.status.code() == StatusCode::kCancelled ||
-      spec.status.code() == StatusCode::kResourceExhausted) {
-    return spec.status;  // not the entry's fault: nothing is counted
-  }
+  if (EndedByTheCall(spec.status)) return spec.status;  // not the entry's fault: not counted
   if (!spec.status.ok()) {
     return Refused(key, "its embedded IR does not compile here: " + spec.status.message());
   }
   if (spec.key != key) return Refused(key, "its embedded IR compiles to another key");
   LowerOutcome lowered = LowerOnPool(spec, ctx);
-  if (lowered.status.code() == StatusCode::kDeadlineExceeded ||
-      lowered.status.code() == StatusCode::kCancelled ||
-      lowered.status.code() == StatusCode::kResourceExhausted) {
-    return lowered.status;
-  }
+  if (EndedByTheCall(lowered.status)) return lowered.status;
   if (!lowered.status.ok()) {
     return Refused(key, "its embedded IR does not compile here: " + lowered.status.message());
   }
