@@ -68,14 +68,17 @@ bool Flight::abandoned() const {
   return !done_ && waiters_ <= 0;
 }
 
+SingleFlight::Joined SingleFlight::JoinLocked(const std::string& key, SteadyTime deadline) {
+  auto it = flights_.find(key);
+  if (it == flights_.end()) return {};
+  it->second->AddWaiter(deadline);
+  return {it->second, false};
+}
+
 SingleFlight::Joined SingleFlight::Join(const std::string& key, SteadyTime deadline) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = flights_.find(key);
-  if (it != flights_.end()) {
-    it->second->AddWaiter(deadline);
-    return {it->second, false};
-  }
-  auto flight = std::make_shared<Flight>(deadline);
+  if (Joined joined = JoinLocked(key, deadline); joined.flight) return joined;
+  auto flight = std::make_shared<Flight>();
   flight->AddWaiter(deadline);
   flights_.emplace(key, flight);
   return {flight, true};
@@ -83,10 +86,7 @@ SingleFlight::Joined SingleFlight::Join(const std::string& key, SteadyTime deadl
 
 SingleFlight::Joined SingleFlight::JoinInFlight(const std::string& key, SteadyTime deadline) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = flights_.find(key);
-  if (it == flights_.end()) return {};
-  it->second->AddWaiter(deadline);
-  return {it->second, false};
+  return JoinLocked(key, deadline);
 }
 
 void SingleFlight::Finish(const std::string& key, const std::shared_ptr<Flight>& flight,

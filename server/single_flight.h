@@ -41,8 +41,6 @@ struct FlightResult {
 
 class Flight {
  public:
-  explicit Flight(SteadyTime deadline) : deadline_(deadline) {}
-
   // Blocks until the result is in, `deadline` passes (kDeadlineExceeded) or `cancelled`
   // returns true (kCancelled; polled every few milliseconds). `cancelled` may be null. Each
   // waiter SingleFlight::Join counted calls it once (it then no longer counts).
@@ -63,7 +61,7 @@ class Flight {
   std::condition_variable cv_;
   bool done_ = false;
   FlightResult result_;
-  SteadyTime deadline_;
+  SteadyTime deadline_ = SteadyTime::min();  // raised by each AddWaiter
   int waiters_ = 0;
 };
 
@@ -86,6 +84,8 @@ class SingleFlight {
   size_t in_flight() const;
 
  private:
+  Joined JoinLocked(const std::string& key, SteadyTime deadline);  // REQUIRES: mu_ held
+
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Flight>> flights_;
 };

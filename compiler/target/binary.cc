@@ -39,8 +39,8 @@ enum SectionIndex { kAic = 0, kAiv = 1, kMeta = 2, kLines = 3, kSource = 4 };
 std::vector<uint8_t> EncodeSource(const KernelSource& source) {
   std::vector<uint8_t> out;
   if (source.ir_text.empty() && source.pass_configs.empty()) return out;
-  const auto n = static_cast<uint32_t>(source.pass_configs.size());
-  for (int b = 0; b < 4; ++b) out.push_back(static_cast<uint8_t>(n >> (8 * b)));
+  out.resize(4);
+  elf::StoreLe(out.data(), source.pass_configs.size(), 4);
   out.insert(out.end(), source.pass_configs.begin(), source.pass_configs.end());
   out.insert(out.end(), source.ir_text.begin(), source.ir_text.end());
   return out;
@@ -50,7 +50,7 @@ Result<KernelSource> DecodeSource(std::span<const uint8_t> data) {
   KernelSource source;
   if (data.empty()) return source;
   if (data.size() < 4) return Corruption("source section is shorter than its header");
-  const uint32_t n = data[0] | data[1] << 8 | data[2] << 16 | uint32_t{data[3]} << 24;
+  const uint64_t n = elf::LoadLe(data.data(), 4);
   if (n > kMaxSourceConfigBytes || n > data.size() - 4) {
     return Corruption("source section's pass configs overrun it");
   }

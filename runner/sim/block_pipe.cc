@@ -225,8 +225,8 @@ bool BlockRunner::CheckSpans(CoreState& c, const Queued& q, const std::vector<Sp
 }
 
 void BlockRunner::RecordGmTouch(int core, int pc, Pipe pipe, const Span& s) {
-  auto& touches = result_.gm_touches;
   if (aborted_) return;
+  auto& touches = result_.gm_touches;
   if (!touches.empty()) {
     GmTouch& last = touches.back();
     if (last.end == s.addr && last.write == s.write && last.atomic == s.atomic && last.pc == pc &&

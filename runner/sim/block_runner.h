@@ -61,7 +61,7 @@ class BlockRunner {
   bool CheckSpans(CoreState& c, const Queued& q, const std::vector<Span>& spans,
                   bool observed = true);
   // Keeps a GM access for the inter-block race check; past the block's share of
-  // LaunchOptions::max_gm_records, a budget finding ends the block.
+  // LaunchOptions::max_gm_records, a kLaunchCap finding ends the block.
   void RecordGmTouch(int core, int pc, target::Pipe pipe, const Span& s);
   void ApplyNow(CoreState& c, const Queued& q, const std::vector<Span>& spans);
   // Host pointer to `bytes` bytes at `addr` of `space` as core `c` sees them (validated range).
