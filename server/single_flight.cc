@@ -5,51 +5,14 @@
 #include <utility>
 
 namespace tilejit::server {
-namespace {
-
-// How often a waiter checks its cancellation callback. gRPC exposes cancellation as a poll
-// (ServerContext::IsCancelled), so waiting in short slices is what lets a cancelled client
-// free its thread promptly.
-constexpr auto kCancelPoll = std::chrono::milliseconds(20);
-
-}  // namespace
 
 FlightResult Flight::Wait(SteadyTime deadline, const std::function<bool()>& cancelled) {
-  std::unique_lock<std::mutex> lock(mu_);
-  struct Leave {  // on every return, with mu_ held
-    int* waiters;
-    ~Leave() { --*waiters; }
-  } leave{&waiters_};
-  while (!done_) {
-    const SteadyTime now = std::chrono::steady_clock::now();
-    if (now >= deadline) {
-      FlightResult r;
-      r.status = DeadlineExceeded("deadline exceeded while waiting for the compile");
-      return r;
-    }
-    if (cancelled && cancelled()) {
-      FlightResult r;
-      r.status = Cancelled("the request was cancelled");
-      return r;
-    }
-    cv_.wait_until(lock, std::min(deadline, now + kCancelPoll));
+  FlightResult r;
+  if (Status waited = result_.Wait(deadline, cancelled, "the compile", &r); !waited.ok()) {
+    r = FlightResult{};
+    r.status = std::move(waited);
   }
-  return result_;
-}
-
-void Flight::Complete(FlightResult result) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (done_) return;
-    result_ = std::move(result);
-    done_ = true;
-  }
-  cv_.notify_all();
-}
-
-bool Flight::done() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return done_;
+  return r;
 }
 
 SteadyTime Flight::deadline() const {
@@ -57,30 +20,24 @@ SteadyTime Flight::deadline() const {
   return deadline_;
 }
 
-void Flight::AddWaiter(SteadyTime deadline) {
+bool Flight::AddWaiter(SteadyTime deadline) {
+  if (!result_.Join()) return false;
   std::lock_guard<std::mutex> lock(mu_);
   deadline_ = std::max(deadline_, deadline);
-  ++waiters_;
-}
-
-bool Flight::abandoned() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return !done_ && waiters_ <= 0;
+  return true;
 }
 
 SingleFlight::Joined SingleFlight::JoinLocked(const std::string& key, SteadyTime deadline) {
   auto it = flights_.find(key);
-  if (it == flights_.end()) return {};
-  it->second->AddWaiter(deadline);
+  if (it == flights_.end() || !it->second->AddWaiter(deadline)) return {};
   return {it->second, false};
 }
 
 SingleFlight::Joined SingleFlight::Join(const std::string& key, SteadyTime deadline) {
   std::lock_guard<std::mutex> lock(mu_);
   if (Joined joined = JoinLocked(key, deadline); joined.flight) return joined;
-  auto flight = std::make_shared<Flight>();
-  flight->AddWaiter(deadline);
-  flights_.emplace(key, flight);
+  auto flight = std::make_shared<Flight>(deadline);
+  flights_.insert_or_assign(key, flight);  // replaces an abandoned flight
   return {flight, true};
 }
 

@@ -12,7 +12,6 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -22,6 +21,7 @@
 
 #include "common/status.h"
 #include "server/backend.h"
+#include "server/handoff.h"
 #include "server/kernel_store.h"
 
 namespace tilejit::server {
@@ -39,30 +39,34 @@ struct FlightResult {
   std::string leader_digest;  // request digest of the leader (whose source located diagnostics)
 };
 
+// One compile's result slot (a Handoff) and the latest deadline among its waiters.
 class Flight {
  public:
+  // The flight is created for its leader, who is its first waiter.
+  explicit Flight(SteadyTime leader_deadline) : deadline_(leader_deadline) {}
+
   // Blocks until the result is in, `deadline` passes (kDeadlineExceeded) or `cancelled`
-  // returns true (kCancelled; polled every few milliseconds). `cancelled` may be null. Each
-  // waiter SingleFlight::Join counted calls it once (it then no longer counts).
+  // returns true (kCancelled; polled every 20 ms). `cancelled` may be null. Each counted
+  // waiter (the leader, and each caller SingleFlight::Join joined) calls it once.
   FlightResult Wait(SteadyTime deadline, const std::function<bool()>& cancelled);
 
-  void Complete(FlightResult result);
-  bool done() const;
+  // Once, by SingleFlight::Finish.
+  void Complete(FlightResult result) { result_.Put(std::move(result)); }
 
   // The latest deadline of any waiter (extended as waiters join).
   SteadyTime deadline() const;
-  // A waiter joins: the deadline is extended and the waiter counted.
-  void AddWaiter(SteadyTime deadline);
-  // Not done, and every waiter has stopped waiting.
-  bool abandoned() const;
+  // Every waiter stopped waiting before the result was in. Final: such a flight takes no
+  // more waiters (SingleFlight::Join starts a new one), so its compile may stop.
+  bool abandoned() const { return result_.abandoned(); }
 
  private:
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  FlightResult result_;
-  SteadyTime deadline_ = SteadyTime::min();  // raised by each AddWaiter
-  int waiters_ = 0;
+  friend class SingleFlight;
+  // Counts a waiter and extends the deadline; false when the flight is done or abandoned.
+  bool AddWaiter(SteadyTime deadline);
+
+  Handoff<FlightResult> result_;  // counts the leader from the start
+  mutable std::mutex mu_;         // guards deadline_
+  SteadyTime deadline_;
 };
 
 class SingleFlight {
@@ -72,10 +76,12 @@ class SingleFlight {
     bool leader = false;
   };
 
-  // The flight in progress for `key` (extending its deadline), or a new one led by the caller.
+  // The flight in progress for `key` (extending its deadline), or a new one led by the caller
+  // when there is none or the one there was abandoned (it winds down on its own).
   Joined Join(const std::string& key, SteadyTime deadline);
 
-  // The flight in progress for `key` joined as above; a null flight when there is none.
+  // The flight in progress for `key` joined as above; a null flight when there is none (or
+  // it was abandoned).
   Joined JoinInFlight(const std::string& key, SteadyTime deadline);
 
   // Completes `flight` and forgets it, so the next request for `key` starts afresh.
