@@ -47,9 +47,12 @@ enum class ExprKind : uint8_t {
   kTuple,
   kList,
   kDict,
-  kIfExp,    // body if test else orelse
-  kStarred,  // *value (in calls only)
-  kLambda,   // lambda params: body (a one-statement function: see Expr::lambda)
+  kIfExp,         // body if test else orelse
+  kStarred,       // *value (in calls only)
+  kLambda,        // lambda params: body (a one-statement function: see Expr::lambda)
+  kListComp,      // [elt for ... in ... if ...]
+  kDictComp,      // {key: value for ...}
+  kGeneratorExp,  // (elt for ...), or the sole argument of a call
 };
 
 enum class BinOpKind : uint8_t {
@@ -83,6 +86,13 @@ struct Keyword {
   SourceLoc loc;
 };
 
+// One `for target in iter [if cond]*` clause of a comprehension, in source order.
+struct Comprehension {
+  ExprPtr target;
+  ExprPtr iter;
+  std::vector<ExprPtr> ifs;
+};
+
 struct Expr {
   ExprKind kind;
   SourceLoc loc;  // first character of the expression
@@ -113,10 +123,13 @@ struct Expr {
   //   kTuple / kList: elts         kDict: keys in elts, values in values
   //   kIfExp: test = left, body = right, orelse = third     kStarred: value = left
   //   kLambda: the function in `lambda`
+  //   kListComp / kGeneratorExp: elt = left   kDictComp: key = left, value = right; the
+  //   clauses in generators
   ExprPtr left, right, third;
   std::vector<ExprPtr> elts;
   std::vector<ExprPtr> values;
   std::vector<Keyword> keywords;
+  std::vector<Comprehension> generators;
   // kLambda: a kFunctionDef named "<lambda>" whose body is `return <body>`, so a lambda is
   // called like any def. Shared: the Stmt type is incomplete here.
   std::shared_ptr<Stmt> lambda;
@@ -133,7 +146,7 @@ enum class StmtKind : uint8_t {
   kAugAssign,    // target op= value
   kAnnAssign,    // target: annotation [= value]
   kFor,          // for target in iter: body [else is rejected]
-  kWhile,        // parsed; the tracer rejects it with a diagnostic
+  kWhile,        // while test: body [else: orelse] (host code; the tracer rejects it)
   kIf,           // if test: body else: orelse (elif is a nested If in orelse)
   kWith,         // with items: body
   kFunctionDef,  // [decorators] def name(params): body
@@ -191,7 +204,7 @@ struct Stmt {
   std::vector<ImportAlias> imports;  // kImport: one per imported name, in source order
 
   StmtList body;                // kFor, kWhile, kIf, kWith, kFunctionDef
-  StmtList orelse;              // kIf (and kFor/kWhile else, which the tracer rejects)
+  StmtList orelse;              // kIf, kWhile (and kFor else, which is rejected)
   std::vector<WithItem> items;  // kWith
 
   // kFunctionDef

@@ -96,6 +96,29 @@ void AppendCall(const Expr& e, std::string* out) {
   out->push_back(')');
 }
 
+void AppendComprehension(const Expr& e, std::string* out) {
+  const char* brackets = e.kind == ExprKind::kListComp   ? "[]"
+                         : e.kind == ExprKind::kDictComp ? "{}"
+                                                         : "()";
+  out->push_back(brackets[0]);
+  Append(*e.left, out);
+  if (e.right) {
+    *out += ": ";
+    Append(*e.right, out);
+  }
+  for (const Comprehension& c : e.generators) {
+    *out += " for ";
+    Append(*c.target, out);
+    *out += " in ";
+    Append(*c.iter, out);
+    for (const ExprPtr& cond : c.ifs) {
+      *out += " if ";
+      Append(*cond, out);
+    }
+  }
+  out->push_back(brackets[1]);
+}
+
 void Append(const Expr& e, std::string* out) {
   switch (e.kind) {
     case ExprKind::kName:
@@ -192,6 +215,11 @@ void Append(const Expr& e, std::string* out) {
     case ExprKind::kStarred:
       out->push_back('*');
       Append(*e.left, out);
+      return;
+    case ExprKind::kListComp:
+    case ExprKind::kDictComp:
+    case ExprKind::kGeneratorExp:
+      AppendComprehension(e, out);
       return;
     case ExprKind::kLambda:
       *out += "(lambda";

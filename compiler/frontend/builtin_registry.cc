@@ -215,6 +215,24 @@ constexpr BuiltinRow kRows[] = {
     Host("str", H::kStr, "x"),
     Host("print", H::kPrint, "*values"),
     Host("getattr", H::kGetattr, "*args"),  // (obj, name[, default]); None is a default
+    Host("sum", H::kSum, "iterable, start=0"),
+    Host("any", H::kAnyAll, "iterable"),
+    Host("all", H::kAnyAll, "iterable"),
+    Host("list", H::kSequence, "iterable=None"),
+    Host("tuple", H::kSequence, "iterable=None"),
+    Host("enumerate", H::kEnumerate, "iterable, start=0"),
+    Host("zip", H::kZip, "*iterables"),
+    // Python's math module (host numbers only, as in Python: no runtime values).
+    Host("math.ceil", H::kPyMath, "x"),
+    Host("math.floor", H::kPyMath, "x"),
+    Host("math.sqrt", H::kPyMath, "x"),
+    Host("math.exp", H::kPyMath, "x"),
+    Host("math.log", H::kPyMath, "x, base=None"),
+    Host("math.log2", H::kPyMath, "x"),
+    Host("math.log10", H::kPyMath, "x"),
+    Host("math.pow", H::kPyMath, "x, y"),
+    Host("math.isqrt", H::kPyMath, "n"),
+    Host("math.gcd", H::kPyMath, "a, b"),
     Host("DataType", H::kDataType, "dtype"),
     Host("tilelang.intrinsics.make_zn_layout", H::kLayout, "buf"),
     Host("tilelang.intrinsics.make_nz_layout", H::kLayout, "buf"),
@@ -255,6 +273,7 @@ constexpr ModulePrefix kModules[] = {
     {"tilelang.tvm", "tvm."},
     {"tilelang.intrinsics", "tilelang.intrinsics."},
     {"tilelang.math", "tilelang.math."},
+    {"math", "math."},
 };
 
 // One default value as written in a signature.

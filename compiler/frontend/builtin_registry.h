@@ -58,7 +58,13 @@ enum class BuiltinHandler : uint8_t {
   kBool,
   kStr,
   kGetattr,
-  kLayout,  // make_zn_layout(buf), make_nz_layout(buf): the layout's name, "zN" / "nZ"
+  kSum,        // sum(iterable, start=0)
+  kAnyAll,     // any(iterable), all(iterable)
+  kSequence,   // list(iterable=()), tuple(iterable=())
+  kEnumerate,  // enumerate(iterable, start=0), as a list of (index, item) tuples
+  kZip,        // zip(*iterables), as a list of tuples
+  kPyMath,     // math.ceil, math.log2, ...: Python's math module on host numbers
+  kLayout,     // make_zn_layout(buf), make_nz_layout(buf): the layout's name, "zN" / "nZ"
   // Statements, with and for forms, annotations.
   kKernel,
   kScope,

@@ -15,8 +15,6 @@ namespace tilejit::frontend {
 namespace {
 
 bool IsIntLike(const Value& v) { return v.kind == ValueKind::kInt || v.kind == ValueKind::kBool; }
-int64_t IntOf(const Value& v) { return v.kind == ValueKind::kInt ? v.i : v.b; }
-double DoubleOf(const Value& v) { return v.kind == ValueKind::kFloat ? v.f : IntOf(v); }
 
 }  // namespace
 
@@ -230,6 +228,14 @@ std::optional<Value> Evaluator::EvalHostBuiltin(const BuiltinRow& row, const Exp
         return std::nullopt;
       }
       return Value::Str(name.ends_with("zn_layout") ? "zN" : "nZ");
+    case BuiltinHandler::kSum:
+    case BuiltinHandler::kAnyAll:
+    case BuiltinHandler::kSequence:
+    case BuiltinHandler::kEnumerate:
+    case BuiltinHandler::kZip:
+      return SequenceBuiltin(row, b ? *b : BoundArgs{}, args, loc);
+    case BuiltinHandler::kPyMath:
+      return PythonMath(row, *b, loc);
     case BuiltinHandler::kLen:
     case BuiltinHandler::kAbs:
     case BuiltinHandler::kInt:

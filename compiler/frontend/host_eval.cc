@@ -107,6 +107,10 @@ std::optional<Value> Evaluator::Eval(const Expr& e, const ScopePtr& scope) {
       return std::nullopt;
     case ExprKind::kLambda:
       return MakeFunction(*e.lambda, scope);
+    case ExprKind::kListComp:
+    case ExprKind::kDictComp:
+    case ExprKind::kGeneratorExp:
+      return EvalComprehension(e, scope);
   }
   diag_->Error(e.loc) << "unsupported expression";
   return std::nullopt;
@@ -444,18 +448,27 @@ std::optional<Value> Evaluator::EvalContainer(const Expr& e, const ScopePtr& sco
     if (!v) return std::nullopt;
     vals.push_back(std::move(*v));
   }
-  // Later duplicates win, as in Python.
+  return MakeDict(items, vals, e.loc);
+}
+
+std::optional<Value> Evaluator::MakeDict(const std::vector<Value>& keys,
+                                         const std::vector<Value>& vals, SourceLoc loc) {
+  // Later duplicates win, as in Python. Each comparison is a step: n keys cost n^2 / 2.
   std::vector<Value> keys_out, vals_out;
-  for (size_t n = 0; n < items.size() && n < vals.size(); ++n) {
+  for (size_t n = 0; n < keys.size() && n < vals.size(); ++n) {
     bool replaced = false;
     for (size_t m = 0; m < keys_out.size(); ++m) {
-      if (keys_out[m].IsConstant() && Equals(keys_out[m], items[n])) {
+      if (!budget().Tick()) {
+        budget().Report(loc, diag_);
+        return std::nullopt;
+      }
+      if (keys_out[m].IsConstant() && Equals(keys_out[m], keys[n])) {
         vals_out[m] = vals[n];
         replaced = true;
       }
     }
     if (!replaced) {
-      keys_out.push_back(items[n]);
+      keys_out.push_back(keys[n]);
       vals_out.push_back(vals[n]);
     }
   }

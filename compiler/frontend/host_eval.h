@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -177,8 +178,15 @@ class Evaluator {
 
   // Runs one host statement; false after a diagnostic.
   bool ExecStmt(const Stmt& s, const ScopePtr& scope, Value* ret, Flow* flow);
-  bool ExecLoopBody(const Stmt& loop, const Value& item, const ScopePtr& scope, Value* ret,
-                    Flow* flow);
+  // Calls `each` with every item of `iter`, evaluated in `scope`: range(...) lazily, the items
+  // of a list or tuple, the keys of a dict. `each` returns kNormal to go on; anything else
+  // stops the walk and is returned (kNormal: every item was seen; kError: a diagnostic).
+  Flow ForEach(const Expr& iter, const ScopePtr& scope,
+               const std::function<Flow(const Value&)>& each);
+  // A host `if`/`while`/comprehension condition: nullopt after a diagnostic (a runtime value).
+  std::optional<bool> HostCondition(const Expr& test, const ScopePtr& scope);
+  Flow ExecLoopBody(const Stmt& loop, const ScopePtr& scope, Value* ret);
+  bool FinishLoop(const Stmt& loop, Flow ended, const ScopePtr& scope, Value* ret, Flow* flow);
 
   int depth_ = 0;            // expression nesting depth
   int call_depth_ = 0;       // user function calls in progress
@@ -193,6 +201,14 @@ class Evaluator {
   std::optional<Value> EvalAttribute(const Expr& e, const ScopePtr& scope);
   std::optional<Value> EvalSubscript(const Expr& e, const ScopePtr& scope);
   std::optional<Value> EvalContainer(const Expr& e, const ScopePtr& scope);
+  // A dict of parallel `keys` and `vals`, later duplicates winning; nullopt when the budget
+  // ran out comparing keys.
+  std::optional<Value> MakeDict(const std::vector<Value>& keys, const std::vector<Value>& vals,
+                                SourceLoc loc);
+  // List and dict comprehensions, generator expressions (host_comprehension.cc).
+  std::optional<Value> EvalComprehension(const Expr& e, const ScopePtr& scope);
+  bool RunClauses(const Expr& e, size_t clause, const ScopePtr& outer, const ScopePtr& inner,
+                  std::vector<Value>* keys, std::vector<Value>* values);
   std::optional<Value> EvalHostBuiltin(const BuiltinRow& row, const Expr& call,
                                        const std::vector<Value>& args, const KwArgs& kwargs);
   // Host handlers (host_builtins.cc).
@@ -205,6 +221,12 @@ class Evaluator {
   std::optional<Value> Getattr(const Value& obj, const Value& name,
                                const std::optional<Value>& dflt, SourceLoc loc);
   std::optional<Value> PythonConversion(const BuiltinRow& row, const Value& x, SourceLoc loc);
+  // sum, any, all, list, tuple, enumerate, zip and the math module (host_python.cc).
+  std::optional<Value> SequenceBuiltin(const BuiltinRow& row, const BoundArgs& b,
+                                       const std::vector<Value>& args, SourceLoc loc);
+  std::optional<Value> PythonMath(const BuiltinRow& row, const BoundArgs& b, SourceLoc loc);
+  // The items a sequence builtin walks (a dict's keys); null after a diagnostic.
+  const std::vector<Value>* IterableItems(const Value& v, std::string_view fn, SourceLoc loc);
   // `value.attr` (also getattr(value, "attr")); `base_loc` locates `value` in the source.
   std::optional<Value> AttributeOf(const Value& value, const std::string& attr, SourceLoc loc,
                                    SourceLoc base_loc);

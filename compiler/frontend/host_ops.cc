@@ -11,14 +11,6 @@
 namespace tilejit::frontend {
 namespace {
 
-double AsDouble(const Value& v) {
-  if (v.kind == ValueKind::kFloat) return v.f;
-  if (v.kind == ValueKind::kInt) return static_cast<double>(v.i);
-  return v.b ? 1.0 : 0.0;
-}
-
-int64_t AsInt(const Value& v) { return v.kind == ValueKind::kInt ? v.i : (v.b ? 1 : 0); }
-
 // CPython's float floor division and modulo (Objects/floatobject.c float_divmod).
 void FloatDivMod(double a, double b, double* div, double* mod) {
   double m = std::fmod(a, b);
@@ -145,7 +137,7 @@ std::optional<Value> Evaluator::BinOp(BinOpKind op, const Value& a, const Value&
       (b.kind == ValueKind::kInt || b.kind == ValueKind::kBool)) {
     const uint64_t unit = a.kind == ValueKind::kString ? a.text.size() : a.size() * sizeof(Value);
     // An empty operand repeated any number of times is empty (and costs no loop).
-    const int64_t count = unit == 0 ? 0 : std::max<int64_t>(0, AsInt(b));
+    const int64_t count = unit == 0 ? 0 : std::max<int64_t>(0, IntOf(b));
     uint64_t bytes = 0;
     if (__builtin_mul_overflow(unit, static_cast<uint64_t>(count), &bytes)) bytes = UINT64_MAX;
     if (!budget().Reserve(bytes, loc, diag_)) return std::nullopt;
@@ -170,7 +162,7 @@ std::optional<Value> Evaluator::BinOp(BinOpKind op, const Value& a, const Value&
   if (op == BinOpKind::kDiv ||
       (floats && op != BinOpKind::kLShift && op != BinOpKind::kRShift && op != BinOpKind::kBitAnd &&
        op != BinOpKind::kBitOr && op != BinOpKind::kBitXor && op != BinOpKind::kMatMult)) {
-    double x = AsDouble(a), y = AsDouble(b);
+    double x = DoubleOf(a), y = DoubleOf(b);
     switch (op) {
       case BinOpKind::kAdd:
         return Value::Float(x + y);
@@ -202,7 +194,7 @@ std::optional<Value> Evaluator::BinOp(BinOpKind op, const Value& a, const Value&
                                                 : "division by zero");
     return std::nullopt;
   }
-  int64_t x = AsInt(a), y = AsInt(b), r = 0;
+  int64_t x = IntOf(a), y = IntOf(b), r = 0;
   bool overflow = false;
   switch (op) {
     case BinOpKind::kAdd:
@@ -323,7 +315,7 @@ std::optional<Value> Evaluator::UnaryOp(UnaryOpKind op, const Value& a, SourceLo
     }
     return Value::Float(op == UnaryOpKind::kUSub ? -a.f : a.f);
   }
-  int64_t x = AsInt(a);
+  int64_t x = IntOf(a);
   switch (op) {
     case UnaryOpKind::kUSub:
       if (x == std::numeric_limits<int64_t>::min()) {
@@ -406,11 +398,11 @@ std::optional<Value> Evaluator::CompareOp(CmpOpKind op, const Value& a, const Va
   int c = 0;
   if (a.is_numeric() && b.is_numeric()) {
     if (a.kind == ValueKind::kFloat || b.kind == ValueKind::kFloat) {
-      double x = AsDouble(a), y = AsDouble(b);
+      double x = DoubleOf(a), y = DoubleOf(b);
       if (std::isnan(x) || std::isnan(y)) return Value::Bool(false);
       c = x < y ? -1 : (x > y ? 1 : 0);
     } else {
-      c = AsInt(a) < AsInt(b) ? -1 : (AsInt(a) > AsInt(b) ? 1 : 0);
+      c = IntOf(a) < IntOf(b) ? -1 : (IntOf(a) > IntOf(b) ? 1 : 0);
     }
   } else if (a.kind == ValueKind::kString && b.kind == ValueKind::kString) {
     c = a.text < b.text ? -1 : (a.text > b.text ? 1 : 0);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host statement execution (factory bodies, helpers, module-level statements) and the
 // @tilelang.jit decorator.
+#include <functional>
+
 #include "compiler/frontend/builtin_registry.h"
 #include "compiler/frontend/host_eval.h"
 #include "compiler/frontend/parser.h"
@@ -41,15 +43,69 @@ bool RangeBounds(DiagnosticEngine* diag, const std::vector<Value>& args, SourceL
 
 }  // namespace
 
-// One iteration of a host `for`: binds the target and runs the body. `flow` is kReturn or
-// kBreak when the loop ends here.
-bool Evaluator::ExecLoopBody(const Stmt& loop, const Value& item, const ScopePtr& scope, Value* ret,
-                             Flow* flow) {
-  if (!budget().Step(loop.loc, diag_) || !Assign(*loop.targets[0], item, scope)) return false;
-  const Flow f = ExecBlock(loop.body, scope, ret);
-  if (f == Flow::kError) return false;
-  if (f == Flow::kReturn || f == Flow::kBreak) *flow = f;
+Flow Evaluator::ForEach(const Expr& iter, const ScopePtr& scope,
+                        const std::function<Flow(const Value&)>& each) {
+  std::optional<Value> callee;
+  if (iter.kind == ExprKind::kCall) callee = Eval(*iter.left, scope);
+  if (callee && callee->kind == ValueKind::kBuiltin && callee->text == "range") {
+    std::vector<Value> args;
+    KwArgs kwargs;
+    int64_t r[3];
+    if (!EvalArgs(iter, scope, &args, &kwargs) || !RangeBounds(diag_, args, iter.loc, r)) {
+      return Flow::kError;
+    }
+    for (int64_t x = r[0]; r[2] > 0 ? x < r[1] : x > r[1];) {
+      if (const Flow f = each(Value::Int(x)); f != Flow::kNormal) return f;
+      if (__builtin_add_overflow(x, r[2], &x)) break;
+    }
+    return Flow::kNormal;
+  }
+  auto v = Eval(iter, scope);
+  if (!v) return Flow::kError;
+  if (!v->is_sequence() && v->kind != ValueKind::kDict) {
+    diag_->Error(iter.loc) << "cannot iterate over a " << TypeName(*v) << " in host code";
+    return Flow::kError;
+  }
+  for (const Value& item : *v->items) {  // a dict's items are its keys
+    if (const Flow f = each(item); f != Flow::kNormal) return f;
+  }
+  return Flow::kNormal;
+}
+
+std::optional<bool> Evaluator::HostCondition(const Expr& test, const ScopePtr& scope) {
+  auto v = Eval(test, scope);
+  if (!v) return std::nullopt;
+  if (v->IsRuntime()) {
+    diag_->Error(test.loc) << "a runtime condition is not allowed in host code";
+    return std::nullopt;
+  }
+  return Truthy(*v);
+}
+
+// `loop` (a for or a while) ended with `ended`: kNormal when it ran out, so its else runs.
+bool Evaluator::FinishLoop(const Stmt& loop, Flow ended, const ScopePtr& scope, Value* ret,
+                           Flow* flow) {
+  switch (ended) {
+    case Flow::kError:
+      return false;
+    case Flow::kReturn:
+      *flow = Flow::kReturn;
+      return true;
+    case Flow::kNormal:
+      *flow = ExecBlock(loop.orelse, scope, ret);  // a break in it ends an enclosing loop
+      return *flow != Flow::kError;
+    case Flow::kBreak:
+    case Flow::kContinue:
+      return true;
+  }
   return true;
+}
+
+// One pass of a loop body: a continue ends the pass, not the loop.
+Flow Evaluator::ExecLoopBody(const Stmt& loop, const ScopePtr& scope, Value* ret) {
+  if (!budget().Step(loop.loc, diag_)) return Flow::kError;
+  const Flow f = ExecBlock(loop.body, scope, ret);
+  return f == Flow::kContinue ? Flow::kNormal : f;
 }
 
 bool Evaluator::ExecStmt(const Stmt& s, const ScopePtr& scope, Value* ret, Flow* flow) {
@@ -81,45 +137,25 @@ bool Evaluator::ExecStmt(const Stmt& s, const ScopePtr& scope, Value* ret, Flow*
       return v && Assign(*s.targets[0], *v, scope);
     }
     case StmtKind::kIf: {
-      auto test = Eval(*s.value, scope);
+      std::optional<bool> test = HostCondition(*s.value, scope);
       if (!test) return false;
-      if (test->IsRuntime()) {
-        diag_->Error(s.value->loc) << "a runtime condition is not allowed in host code";
-        return false;
-      }
-      *flow = ExecBlock(Truthy(*test) ? s.body : s.orelse, scope, ret);
+      *flow = ExecBlock(*test ? s.body : s.orelse, scope, ret);
       return *flow != Flow::kError;
     }
     case StmtKind::kFor: {
-      const Expr& iter = *s.value;
-      std::optional<Value> callee;
-      if (iter.kind == ExprKind::kCall) callee = Eval(*iter.left, scope);
-      if (callee && callee->kind == ValueKind::kBuiltin && callee->text == "range") {
-        std::vector<Value> args;
-        KwArgs kwargs;
-        int64_t r[3];
-        if (!EvalArgs(iter, scope, &args, &kwargs) || !RangeBounds(diag_, args, iter.loc, r)) {
-          return false;
-        }
-        for (int64_t x = r[0]; r[2] > 0 ? x < r[1] : x > r[1];) {
-          if (!ExecLoopBody(s, Value::Int(x), scope, ret, flow)) return false;
-          if (*flow != Flow::kNormal) break;
-          if (__builtin_add_overflow(x, r[2], &x)) break;
-        }
-      } else {
-        auto v = Eval(iter, scope);
-        if (!v) return false;
-        if (!v->is_sequence()) {
-          diag_->Error(iter.loc) << "cannot iterate over a " << TypeName(*v) << " in host code";
-          return false;
-        }
-        for (const Value& item : *v->items) {
-          if (!ExecLoopBody(s, item, scope, ret, flow)) return false;
-          if (*flow != Flow::kNormal) break;
-        }
+      const Flow ended = ForEach(*s.value, scope, [&](const Value& item) {
+        return Assign(*s.targets[0], item, scope) ? ExecLoopBody(s, scope, ret) : Flow::kError;
+      });
+      return FinishLoop(s, ended, scope, ret, flow);
+    }
+    case StmtKind::kWhile: {
+      Flow ended = Flow::kNormal;
+      for (std::optional<bool> go; ended == Flow::kNormal;) {
+        if (!budget().Step(s.loc, diag_) || !(go = HostCondition(*s.value, scope))) return false;
+        if (!*go) break;
+        ended = ExecLoopBody(s, scope, ret);
       }
-      if (*flow == Flow::kBreak) *flow = Flow::kNormal;
-      return true;
+      return FinishLoop(s, ended, scope, ret, flow);
     }
     case StmtKind::kFunctionDef: {
       auto fn = MakeFunction(s, scope);
@@ -180,9 +216,6 @@ bool Evaluator::ExecStmt(const Stmt& s, const ScopePtr& scope, Value* ret, Flow*
       return false;
     case StmtKind::kWith:
       diag_->Error(s.loc) << "'with' is only allowed inside a @T.prim_func body";
-      return false;
-    case StmtKind::kWhile:
-      diag_->Error(s.loc) << "'while' loops are not supported";
       return false;
     case StmtKind::kGlobal:
       diag_->Error(s.loc) << "'global' and 'nonlocal' are not supported";

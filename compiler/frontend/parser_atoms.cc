@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Atoms and displays: names, numbers, strings, parenthesised expressions and tuples, lists
-// and dicts. Comprehensions, sets, dict unpacking and Ellipsis are outside the subset; they
-// are recognised here so that the error names the construct.
+// and dicts, list and dict comprehensions and generator expressions. Sets, dict unpacking and
+// Ellipsis are outside the subset; they are recognised here so that the error names the
+// construct.
 #include <algorithm>
 
 #include "compiler/frontend/parser_impl.h"
@@ -88,8 +89,9 @@ ExprPtr Parser::ParseParenthesized() {
   ExprPtr first = ParseTest();
   if (!first) return nullptr;
   if (At(TokenKind::kKwFor)) {
-    Fail(Cur().loc, "generator expressions are not supported");
-    return nullptr;
+    ExprPtr gen = ParseComprehension(ExprKind::kGeneratorExp, loc, std::move(first), nullptr);
+    if (!gen || !Expect(TokenKind::kRPar)) return nullptr;
+    return gen;
   }
   if (Accept(TokenKind::kRPar)) return first;  // parentheses make no node
   uint32_t height = last_height_;
@@ -118,9 +120,10 @@ ExprPtr Parser::ParseListDisplay() {
   while (!At(TokenKind::kRSqb)) {
     ExprPtr e = ParseTest();
     if (!e) return nullptr;
-    if (At(TokenKind::kKwFor)) {
-      Fail(Cur().loc, "list comprehensions are not supported");
-      return nullptr;
+    if (list->elts.empty() && At(TokenKind::kKwFor)) {
+      ExprPtr comp = ParseComprehension(ExprKind::kListComp, loc, std::move(e), nullptr);
+      if (!comp || !Expect(TokenKind::kRSqb)) return nullptr;
+      return comp;
     }
     height = std::max(height, last_height_);
     list->elts.push_back(std::move(e));
@@ -155,9 +158,10 @@ ExprPtr Parser::ParseBraceDisplay() {
     Advance();  // ':'
     ExprPtr value = ParseTest();
     if (!value) return nullptr;
-    if (At(TokenKind::kKwFor)) {
-      Fail(Cur().loc, "dict comprehensions are not supported");
-      return nullptr;
+    if (dict->elts.empty() && At(TokenKind::kKwFor)) {
+      ExprPtr comp = ParseComprehension(ExprKind::kDictComp, loc, std::move(key), std::move(value));
+      if (!comp || !Expect(TokenKind::kRBrace)) return nullptr;
+      return comp;
     }
     height = std::max(height, last_height_);
     dict->elts.push_back(std::move(key));
@@ -167,6 +171,38 @@ ExprPtr Parser::ParseBraceDisplay() {
   if (!Expect(TokenKind::kRBrace)) return nullptr;
   if (!Grow(height + 1, loc)) return nullptr;
   return dict;
+}
+
+// The clauses after a comprehension's element, as CPython reads them: `for` targets `in` a
+// disjunction, then `if` disjunctions, repeated. The element's height is last_height_.
+ExprPtr Parser::ParseComprehension(ExprKind kind, SourceLoc loc, ExprPtr elt, ExprPtr value) {
+  uint32_t height = last_height_;
+  auto comp = NewExpr(kind, loc);
+  comp->left = std::move(elt);
+  comp->right = std::move(value);
+  while (Accept(TokenKind::kKwFor)) {
+    Comprehension clause;
+    clause.target = ParseTargetList();
+    if (!clause.target || !CheckTarget(*clause.target, true) || !Expect(TokenKind::kKwIn)) {
+      return nullptr;
+    }
+    height = std::max(height, last_height_);
+    if (!(clause.iter = ParseOrTest())) return nullptr;
+    height = std::max(height, last_height_);
+    while (Accept(TokenKind::kKwIf)) {
+      ExprPtr cond = ParseOrTest();
+      if (!cond) return nullptr;
+      height = std::max(height, last_height_);
+      clause.ifs.push_back(std::move(cond));
+    }
+    comp->generators.push_back(std::move(clause));
+    if (At(TokenKind::kKwAsync)) {
+      Fail(Cur().loc, "asynchronous comprehensions are not supported");
+      return nullptr;
+    }
+  }
+  if (!Grow(height + 1, loc)) return nullptr;
+  return comp;
 }
 
 ExprPtr Parser::ParseTargetList() {

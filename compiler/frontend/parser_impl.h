@@ -103,6 +103,9 @@ class Parser {
   ExprPtr ParseSubscript(ExprPtr value);
   ExprPtr ParseSliceItem();
   ExprPtr ParseStrings();
+  // A comprehension of `kind` whose element (key and value for a dict) was just parsed, at the
+  // first `for`.
+  ExprPtr ParseComprehension(ExprKind kind, SourceLoc loc, ExprPtr elt, ExprPtr value);
   ExprPtr ParseTargetList();  // for-loop targets: expr (',' expr)* at bitwise-or level
   bool Grow(uint32_t height, SourceLoc loc);  // records last_height_, checks the limit
 

@@ -61,7 +61,14 @@ bool Parser::ParseCallArgs(Expr* call, uint32_t* height) {
     } else {
       ExprPtr v = ParseTest();
       if (!v) return false;
-      if (At(TokenKind::kKwFor)) return Fail(Cur().loc, "generator expressions are not supported");
+      if (At(TokenKind::kKwFor)) {  // f(x for x in xs): only as the sole argument
+        const bool sole = call->elts.empty() && call->keywords.empty();
+        v = ParseComprehension(ExprKind::kGeneratorExp, loc, std::move(v), nullptr);
+        if (!v) return false;
+        if (!sole || !At(TokenKind::kRPar)) {
+          return Fail(loc, "Generator expression must be parenthesized");
+        }
+      }
       if (seen_double_star) {
         return Fail(loc, "positional argument follows keyword argument unpacking");
       }

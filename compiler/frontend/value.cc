@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "compiler/frontend/value.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "compiler/frontend/host_budget.h"
 
@@ -218,19 +221,22 @@ std::string TypeName(const Value& v) {
 
 namespace {
 
-// Python's float repr is the shortest round-tripping form; %.17g and trimming is close enough
-// for diagnostics and digests (digests only need to be injective, which %.17g is).
+// Python's float repr: the fewest digits that read back as the same double, in fixed notation
+// when the decimal exponent is in [-4, 16) (with at least one decimal: "10.0") and in
+// scientific notation otherwise ("1e+16", "1.5e-05").
 std::string FloatRepr(double d) {
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
   if (std::isnan(d)) return "nan";
   char buf[64];
-  for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof(buf), "%.*g", prec, d);
+  int digits = 1;
+  for (; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof(buf), "%.*e", digits - 1, d);
     if (std::strtod(buf, nullptr) == d) break;
   }
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
+  const int exponent = std::atoi(std::strchr(buf, 'e') + 1);
+  if (exponent < -4 || exponent >= 16) return buf;
+  std::snprintf(buf, sizeof(buf), "%.*f", std::max(digits - 1 - exponent, 1), d);
+  return buf;
 }
 
 // repr() of a value that holds no other values.

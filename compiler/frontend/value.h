@@ -118,6 +118,12 @@ inline SourceLoc LocOr(const Value& v, SourceLoc dflt) { return v.loc.known() ? 
 std::optional<ir::DType> DTypeOfValue(const Value& v, SourceLoc fallback, DiagnosticEngine* diag);
 // Python ==, on constants (ints and floats compare numerically; 1 == True). Objects compare
 // by identity of their payload.
+// A numeric value (int, bool or float; see is_numeric) as an int (floats: unspecified) or as a
+// double.
+inline int64_t IntOf(const Value& v) { return v.kind == ValueKind::kInt ? v.i : v.b; }
+inline double DoubleOf(const Value& v) {
+  return v.kind == ValueKind::kFloat ? v.f : static_cast<double>(IntOf(v));
+}
 bool Equals(const Value& a, const Value& b);
 // A T.alloc_var: a one-element buffer that stands for its value.
 bool IsScalarVar(const Value& v);

@@ -78,6 +78,30 @@ TEST(HostBudget, AHugeRangeIsNotMaterialised) {
   EXPECT_TRUE(Has(o, "step budget of 1000 steps")) << o.diags;
 }
 
+TEST(HostBudget, AnEndlessWhileEndsAtTheStepBudget) {
+  HostLimits limits;
+  limits.max_steps = 1000;
+  Outcome o = RunFactory("    while True:\n        pass\n", limits);
+  EXPECT_FALSE(o.ok);
+  EXPECT_TRUE(Has(o, "step budget of 1000 steps")) << o.diags;
+  EXPECT_TRUE(RunFactory("    n = 0\n    while n < 100:\n        n += 1\n", limits).ok);
+}
+
+// Each element kept is reserved before it is made; a generator expression is a list here.
+TEST(HostBudget, AComprehensionStopsAtTheMemoryBudget) {
+  HostLimits limits;
+  limits.max_memory_bytes = 1 << 20;
+  for (const char* work :
+       {"    x = [0 for _ in range(2 ** 40)]\n", "    x = {i: i for i in range(2 ** 40)}\n",
+        "    x = max(i for i in range(2 ** 40))\n"}) {
+    Outcome o = RunFactory(work, limits);
+    EXPECT_FALSE(o.ok);
+    EXPECT_TRUE(Has(o, "test.py:5:")) << o.diags;  // at the comprehension
+    EXPECT_TRUE(Has(o, "over the factory's memory budget of 1.0 MiB")) << o.diags;
+  }
+  EXPECT_TRUE(RunFactory("    x = [i for i in range(1000)]\n", limits).ok);
+}
+
 TEST(HostBudget, ListDoublingStopsAtTheMemoryBudget) {
   const std::string work =
       "    x = [1, 2]\n"

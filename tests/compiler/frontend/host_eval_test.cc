@@ -278,5 +278,184 @@ TEST(HostEval, LogicalBuiltinsAndMinMaxFoldOnHostValues) {
   EXPECT_NE(d.find("takes no keyword arguments"), std::string::npos) << d;
 }
 
+std::string ReprOfName(const std::string& src, const std::string& name) {
+  std::string diags;
+  auto v = EvalName(src, name, &diags);
+  return v ? Repr(*v) : "error: " + diags;
+}
+
+// Python 3.11 gives each of these; the comments are what CPython prints.
+TEST(HostEval, WhileLoopsRunWithBreakContinueAndElse) {
+  std::string src =
+      "def pow2_at_least(n):\n"
+      "    p = 1\n"
+      "    while p < n:\n"
+      "        p *= 2\n"
+      "    return p\n"
+      "def first_multiple(xs, k):\n"
+      "    i = 0\n"
+      "    while i < len(xs):\n"
+      "        if xs[i] % k == 0:\n"
+      "            break\n"
+      "        i += 1\n"
+      "    else:\n"
+      "        return -1\n"
+      "    return xs[i]\n"
+      "def odd_sum(n):\n"
+      "    s = 0\n"
+      "    i = 0\n"
+      "    while True:\n"
+      "        i += 1\n"
+      "        if i > n:\n"
+      "            return s\n"
+      "        if i % 2 == 0:\n"
+      "            continue\n"
+      "        s += i\n"
+      "A = pow2_at_least(100)\n"                // 128
+      "B = first_multiple([5, 7, 9, 12], 3)\n"  // 9
+      "C = first_multiple([5, 7], 3)\n"         // -1 (the else ran)
+      "D = odd_sum(9)\n";                       // 25
+  EXPECT_EQ(ReprOfName(src, "A"), "128");
+  EXPECT_EQ(ReprOfName(src, "B"), "9");
+  EXPECT_EQ(ReprOfName(src, "C"), "-1");
+  EXPECT_EQ(ReprOfName(src, "D"), "25");
+}
+
+TEST(HostEval, ForElseRunsOnlyWhenTheLoopWasNotBroken) {
+  std::string src =
+      "def find(xs, v):\n"
+      "    for x in xs:\n"
+      "        if x == v:\n"
+      "            break\n"
+      "    else:\n"
+      "        return 'missing'\n"
+      "    return 'found'\n"
+      "def nested():\n"
+      "    out = []\n"
+      "    for i in range(3):\n"
+      "        for j in range(3):\n"
+      "            if j == i:\n"
+      "                break\n"
+      "        else:\n"
+      "            out = out + [i]\n"
+      "    return out\n"
+      "A = find([1, 2], 2)\nB = find([1, 2], 3)\nC = nested()\n";
+  EXPECT_EQ(ReprOfName(src, "A"), "'found'");
+  EXPECT_EQ(ReprOfName(src, "B"), "'missing'");
+  EXPECT_EQ(ReprOfName(src, "C"), "[]");
+}
+
+TEST(HostEval, ListAndDictComprehensionsAndGeneratorExpressions) {
+  EXPECT_EQ(ReprOf("[x * x for x in range(5)]"), "[0, 1, 4, 9, 16]");
+  EXPECT_EQ(ReprOf("[x for x in range(10) if x % 3 == 0 if x > 0]"), "[3, 6, 9]");
+  EXPECT_EQ(ReprOf("[(i, j) for i in range(3) for j in range(i)]"), "[(1, 0), (2, 0), (2, 1)]");
+  EXPECT_EQ(ReprOf("[a + b for a, b in [(1, 2), (3, 4)]]"), "[3, 7]");
+  EXPECT_EQ(ReprOf("{k: k * 2 for k in ['a', 'b']}"), "{'a': 'aa', 'b': 'bb'}");
+  EXPECT_EQ(ReprOf("{k % 2: k for k in range(5)}"), "{0: 4, 1: 3}");  // later keys win
+  EXPECT_EQ(ReprOf("[k for k in {'x': 1, 'y': 2}]"), "['x', 'y']");   // a dict's keys
+  EXPECT_EQ(ReprOf("[[c for c in range(r)] for r in range(3)]"), "[[], [0], [0, 1]]");
+  EXPECT_EQ(ReprOf("(x + 1 for x in (1, 2))"), "[2, 3]");  // evaluated at once, to a list
+  EXPECT_EQ(ReprOf("max(x % 7 for x in range(20))"), "6");
+  EXPECT_EQ(ReprOf("[]"), "[]");
+}
+
+TEST(HostEval, ComprehensionTargetsDoNotLeakAndSeeTheEnclosingScope) {
+  std::string src =
+      "def f(n):\n"
+      "    x = 'kept'\n"
+      "    ys = [x * n for x in range(3)]\n"
+      "    return x, ys\n"
+      "def g(rows):\n"
+      "    rows = [r for r in range(rows) if r < rows - 1]\n"  // first iter: the enclosing rows
+      "    return rows\n"
+      "A = f(2)\nB = g(4)\n";
+  EXPECT_EQ(ReprOfName(src, "A"), "('kept', [0, 2, 4])");
+  EXPECT_EQ(ReprOfName(src, "B"), "[0, 1, 2]");
+}
+
+// Their budgets: host_budget_test.
+TEST(HostEval, ComprehensionErrorsAreLocated) {
+  std::string d;
+  EXPECT_FALSE(EvalExpr("[x for x in 5]", &d));
+  EXPECT_NE(d.find("cannot iterate over a int"), std::string::npos) << d;
+  EXPECT_FALSE(EvalExpr("[y for x in range(2)]", &d));
+  EXPECT_NE(d.find("m.py:3:6: error: name 'y' is not defined"), std::string::npos) << d;
+  EXPECT_FALSE(EvalExpr("{x for x in range(2)}", &d));
+  EXPECT_NE(d.find("set comprehensions are not supported"), std::string::npos) << d;
+}
+
+// Each expected value is what CPython 3.11 prints for the same expression.
+TEST(HostEval, SequenceBuiltinsFollowPython) {
+  EXPECT_EQ(ReprOf("sum([1, 2, 3])"), "6");
+  EXPECT_EQ(ReprOf("sum((0.5, 1), 10)"), "11.5");
+  EXPECT_EQ(ReprOf("sum(x * x for x in (1, 2, 3))"), "14");
+  EXPECT_EQ(ReprOf("sum([[1], [2]], [])"), "[1, 2]");
+  EXPECT_EQ(ReprOf("any([0, '', 3])"), "True");
+  EXPECT_EQ(ReprOf("any([])"), "False");
+  EXPECT_EQ(ReprOf("all(x > 0 for x in [1, 2])"), "True");
+  EXPECT_EQ(ReprOf("all([1, 0])"), "False");
+  EXPECT_EQ(ReprOf("all(())"), "True");
+  EXPECT_EQ(ReprOf("list((1, 2))"), "[1, 2]");
+  EXPECT_EQ(ReprOf("tuple([1, 2])"), "(1, 2)");
+  EXPECT_EQ(ReprOf("tuple(x for x in [3])"), "(3,)");
+  EXPECT_EQ(ReprOf("list()"), "[]");
+  EXPECT_EQ(ReprOf("tuple({'a': 1, 'b': 2})"), "('a', 'b')");
+  EXPECT_EQ(ReprOf("list(enumerate(['a', 'b']))"), "[(0, 'a'), (1, 'b')]");
+  EXPECT_EQ(ReprOf("[i * v for i, v in enumerate([5, 6], start=1)]"), "[5, 12]");
+  EXPECT_EQ(ReprOf("list(zip([1, 2, 3], 'ab' and ['a', 'b']))"), "[(1, 'a'), (2, 'b')]");
+  EXPECT_EQ(ReprOf("list(zip())"), "[]");
+  EXPECT_EQ(ReprOf("{k: v for k, v in zip(['m', 'n'], [64, 32])}"), "{'m': 64, 'n': 32}");
+}
+
+TEST(HostEval, FloatsPrintAsPythonsRepr) {
+  EXPECT_EQ(ReprOf("10.0"), "10.0");
+  EXPECT_EQ(ReprOf("1e16"), "1e+16");
+  EXPECT_EQ(ReprOf("1e15"), "1000000000000000.0");
+  EXPECT_EQ(ReprOf("1.5e-5"), "1.5e-05");
+  EXPECT_EQ(ReprOf("0.0001"), "0.0001");
+  EXPECT_EQ(ReprOf("0.1 + 0.2"), "0.30000000000000004");
+  EXPECT_EQ(ReprOf("-0.0"), "-0.0");
+  EXPECT_EQ(ReprOf("2 ** 0.5"), "1.4142135623730951");
+  EXPECT_EQ(ReprOf("1e300 * 1e10"), "inf");
+}
+
+TEST(HostEval, SequenceBuiltinErrorsNameTheFunction) {
+  EXPECT_NE(ReprOf("sum(3)").find("sum() needs a list, a tuple or a dict here, not int"),
+            std::string::npos)
+      << ReprOf("sum(3)");
+  EXPECT_NE(ReprOf("sum(['a'], '')").find("sum() can't sum strings"), std::string::npos);
+  EXPECT_NE(ReprOf("enumerate([1], start=0.5)").find("start must be an int"), std::string::npos);
+  EXPECT_NE(ReprOf("any()").find("missing"), std::string::npos) << ReprOf("any()");
+}
+
+TEST(HostEval, PythonsMathModuleOnHostNumbers) {
+  std::string src =
+      "import math\nfrom math import ceil as c\n"
+      "A = math.ceil(7 / 2)\nB = math.floor(-7 / 2)\nC = math.log2(1024)\n"
+      "D = math.sqrt(2.25)\nE = c(5)\nF = math.log(8, 2)\nG = math.isqrt(99)\n"
+      "H = math.gcd(12, 18)\nI = math.pow(2, 10)\nJ = math.exp(0)\nK = math.log10(1000)\n"
+      "L = math.isqrt(9223372036854775807)\n";
+  std::vector<std::pair<std::string, std::string>> want = {
+      {"A", "4"}, {"B", "-4"}, {"C", "10.0"},   {"D", "1.5"}, {"E", "5"},   {"F", "3.0"},
+      {"G", "9"}, {"H", "6"},  {"I", "1024.0"}, {"J", "1.0"}, {"K", "3.0"}, {"L", "3037000499"}};
+  for (const auto& [name, value] : want) {
+    std::string d;
+    auto v = fetest::EvalName(src, name, &d);
+    ASSERT_TRUE(v) << name << ": " << d;
+    EXPECT_EQ(Repr(*v), value) << name;
+  }
+  std::string d;
+  EXPECT_FALSE(fetest::EvalName("import math\nX = math.sqrt(-1)\n", "X", &d));
+  EXPECT_NE(d.find("math.sqrt(): math domain error"), std::string::npos) << d;
+  EXPECT_FALSE(fetest::EvalName("import math\nX = math.exp(1000)\n", "X", &d));
+  EXPECT_NE(d.find("math range error"), std::string::npos) << d;
+  EXPECT_FALSE(fetest::EvalName("import math\nX = math.ceil(1e300)\n", "X", &d));
+  EXPECT_NE(d.find("is not a representable int"), std::string::npos) << d;
+  EXPECT_FALSE(fetest::EvalName("import math\nX = math.ceil('1')\n", "X", &d));
+  EXPECT_NE(d.find("math.ceil() needs a host number, not str"), std::string::npos) << d;
+  EXPECT_FALSE(fetest::EvalName("import math\nX = math.gcd(1.5, 2)\n", "X", &d));
+  EXPECT_NE(d.find("needs ints"), std::string::npos) << d;
+}
+
 }  // namespace
 }  // namespace tilejit::frontend

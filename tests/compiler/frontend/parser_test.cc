@@ -138,6 +138,29 @@ TEST(Parser, CallsAndSubscriptsHaveTheRightShape) {
   EXPECT_EQ(sub.right->elts[1]->loc, (SourceLoc{id, 1, 13}));
 }
 
+// CPython's grammar: a clause's iterable and conditions are disjunctions (no bare ternary),
+// its targets may unpack, and a call's generator argument needs no parentheses of its own
+// only when it is the sole argument.
+TEST(Parser, ComprehensionsAndGeneratorExpressions) {
+  EXPECT_EQ(DumpOf("[x * 2 for x in xs if x > 0 if x or y]"),
+            "[(x * 2) for x in xs if (x > 0) if (x or y)]");
+  EXPECT_EQ(DumpOf("[(i, j) for i in range(n) for j, _ in pairs]"),
+            "[(i, j) for i in range(n) for (j, _) in pairs]");
+  EXPECT_EQ(DumpOf("{k: v + 1 for k, v in d}"), "{k: (v + 1) for (k, v) in d}");
+  EXPECT_EQ(DumpOf("(a for a in b)"), "(a for a in b)");
+  EXPECT_EQ(DumpOf("sum(a for a in b)"), "sum((a for a in b))");
+  EXPECT_EQ(DumpOf("f((a for a in b), 1)"), "f((a for a in b), 1)");
+  EXPECT_NE(DumpOf("f(a for a in b, 1)")
+                .find("1:3: error: Generator expression must be "
+                      "parenthesized"),
+            std::string::npos);
+  EXPECT_NE(DumpOf("f(1, a for a in b)").find("Generator expression must be parenthesized"),
+            std::string::npos);
+  EXPECT_NE(DumpOf("[x for 1 in y]").find("cannot assign to literal"), std::string::npos)
+      << DumpOf("[x for 1 in y]");
+  EXPECT_NE(DumpOf("[x for x in y if a else b]").find("error"), std::string::npos);
+}
+
 TEST(Parser, NodesCarryLineAndColumn) {
   auto p = ParseText("x = 1\n\ndef f(a,\n      b=2):\n    if a:\n        return a + b * 3\n");
   const auto& body = p.module.body;
@@ -244,7 +267,7 @@ TEST(Parser, AcceptsWholeFileAroundUnsupportedCode) {
       "class Helper:\n"
       "    def f(self):\n"
       "        return 1\n"
-      "squares = [i * i for i in range(4)]\n"
+      "squares = {i * i for i in range(4)}\n"
       "@tilelang.jit(out_idx=[-1])\n"
       "def factory(M, N):\n"
       "    @T.prim_func\n"
@@ -256,7 +279,7 @@ TEST(Parser, AcceptsWholeFileAroundUnsupportedCode) {
       "    return ...\n"
       "if __name__ == \"__main__\":\n"
       "    a = torch.randn(4, 4)\n"
-      "    print({k: v for k, v in enumerate(a)})\n"
+      "    print({v for v in a})\n"
       "    torch.testing.assert_close(a, a)\n"
       "total = sum(x for x in range(3\n");
   const auto& b = p.module.body;

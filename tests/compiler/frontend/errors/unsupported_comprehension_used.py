@@ -3,7 +3,7 @@ import tilelang.language as T
 
 
 # expected-error@+1:12: 
-SIZES = [i for i in range(4)]
+SIZES = {i for i in range(4)}
 
 
 @tilelang.jit(out_idx=[-1])

@@ -55,13 +55,13 @@ match x:
 # expected-error@+1:1: async statements are not supported
 async def f():
     pass
-# expected-error@+1:8: list comprehensions are not supported
-x = [i for i in y]
+# expected-error@+1:8: set comprehensions are not supported
+x = {i for i in y}
 # expected-error@+1:7: named parameters must follow bare '*'
 def m(*, ):
     pass
-# expected-error@+1:9: generator expressions are not supported
-print(x for x in y)
+# expected-error@+1:7: Generator expression must be parenthesized
+print(x for x in y, 1)
 # expected-error@+1:1: class definitions are not supported
 class C:
     pass
@@ -76,10 +76,10 @@ except E:
     pass
 finally:
     pass
-# expected-error@+3:22: dict comprehensions are not supported
+# expected-error@+3:17: dict unpacking (**) is not supported
 def outer():
     def inner():
-        return {k: v for k, v in d}
+        return {**d}
     return inner
 # expected-error@+1:11: expected 'else'
 x = a if b
