@@ -82,6 +82,7 @@ TEST(HostEval, ContainersAndSubscripts) {
   EXPECT_EQ(ReprOf("[4, 5, 6][-1]"), "6");
   EXPECT_EQ(ReprOf("len((1, 2, 3))"), "3");
   EXPECT_EQ(ReprOf("{'a': 1, 'a': 2}"), "{'a': 2}");
+  EXPECT_EQ(ReprOf("'abc'[1]"), "'b'");
 }
 
 TEST(HostEval, TileLangHelpersOnConstants) {
