@@ -56,6 +56,12 @@ constexpr BuiltinRow kRows[] = {
     Host("T.if_then_else", H::kIfThenElse, "cond, true_value, false_value"),
     Host("T.infinity", H::kInfinity, "dtype"),
     Host("T.cast", H::kCast, "value, dtype"),
+    Host("T.Cast", H::kCast, "dtype, value"),  // TVM's tir.Cast: the dtype first
+    Host("T.floordiv", H::kFloorOp, "a, b"),
+    Host("T.floormod", H::kFloorOp, "a, b"),
+    Alias("T.Select", "T.if_then_else"),
+    Alias("T.Min", "T.min"),
+    Alias("T.Max", "T.max"),
     Host("T.exp", H::kMathUnary, "x"),
     Host("T.log", H::kMathUnary, "x"),
     Host("T.sqrt", H::kMathUnary, "x"),

@@ -44,7 +44,8 @@ enum class BuiltinHandler : uint8_t {
   kMax,
   kIfThenElse,
   kInfinity,
-  kCast,       // T.cast(value, dtype)
+  kCast,       // T.cast(value, dtype), T.Cast(dtype, value)
+  kFloorOp,    // T.floordiv, T.floormod: Python's // and % (on runtime values too)
   kConvert,    // T.float16(value) and the other dtype names (the dtype is the name's suffix)
   kMathUnary,  // T.exp, T.log, ...: the scalar intrinsic is the name's suffix
   kAnd,

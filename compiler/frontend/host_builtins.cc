@@ -195,11 +195,16 @@ std::optional<Value> Evaluator::EvalHostBuiltin(const BuiltinRow& row, const Exp
     case BuiltinHandler::kInfinity:
       if (!dtype_of(*x)) return std::nullopt;
       return Value::Float(std::numeric_limits<double>::infinity());
+    case BuiltinHandler::kFloorOp:
+      return BinOp(name == "T.floordiv" ? BinOpKind::kFloorDiv : BinOpKind::kMod, *x, *(*b)[1],
+                   loc);
     case BuiltinHandler::kCast:
     case BuiltinHandler::kConvert: {
-      auto dt = row.handler == BuiltinHandler::kCast ? dtype_of(*(*b)[1])
+      const bool tvm_order = name == "T.Cast";
+      const Value& value = tvm_order ? *(*b)[1] : *x;
+      auto dt = row.handler == BuiltinHandler::kCast ? dtype_of(tvm_order ? *x : *(*b)[1])
                                                      : ir::ParseDType(name.substr(2));
-      auto e = dt ? ToExpr(*x, loc) : std::nullopt;
+      auto e = dt ? ToExpr(value, loc) : std::nullopt;
       if (!e) return std::nullopt;
       return Value::OfExpr(ir::Call("cast", {*e}, *dt, loc));
     }

@@ -52,6 +52,28 @@ TEST(Tracer, RuntimeAssignmentsAreLetsAndReassignmentShadows) {
   EXPECT_NE(ir.find("let %v1 = %v0 + 1"), std::string::npos) << ir;
 }
 
+// TVM's spellings, which upstream kernels use beside TileLang's (T.Cast in deepseek_v4's
+// act_quant, T.floordiv in the sparse flash attentions), trace to what TileLang's do.
+TEST(Tracer, TvmSpellingsTraceAsTheirTileLangEquivalents) {
+  const std::string tvm =
+      "x = T.Select(cid > 0, T.Cast(\"float\", cid), 1.0)\n"
+      "y = T.floordiv(cid - 3, 2) + T.floormod(cid - 3, 2) + T.Min(cid, 1) + T.Max(cid, 1)\n"
+      "T.copy(A[y, 0], a[0:1, :])\n"
+      "a[0, 0] = x\n";
+  const std::string tilelang =
+      "x = T.if_then_else(cid > 0, T.cast(cid, \"float\"), 1.0)\n"
+      "y = (cid - 3) // 2 + (cid - 3) % 2 + T.min(cid, 1) + T.max(cid, 1)\n"
+      "T.copy(A[y, 0], a[0:1, :])\n"
+      "a[0, 0] = x\n";
+  std::string d;
+  const std::string ir = Trace(VecKernel(tvm), &d);
+  ASSERT_NE(ir, "") << d;
+  EXPECT_EQ(ir, Trace(VecKernel(tilelang)));
+  EXPECT_NE(ir.find("//"), std::string::npos) << ir;
+  EXPECT_EQ(fetest::EvalExpr("T.floordiv(-7, 2)")->i, -4);
+  EXPECT_EQ(fetest::EvalExpr("T.floormod(-7, 3)")->i, 2);
+}
+
 TEST(Tracer, StaticIfFoldsAndRuntimeIfBecomesIf) {
   std::string ir =
       Trace(VecKernel("if M > 32:\n    T.tile.fill(a, 1.0)\nelse:\n    T.tile.fill(a, 2.0)\n"
