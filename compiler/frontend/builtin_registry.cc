@@ -85,6 +85,9 @@ constexpr BuiltinRow kRows[] = {
     // T.*: frames, loops, allocation, annotations.
     Stmt("T.Kernel", H::kKernel, "*blocks"),
     Stmt("T.Scope", H::kScope, "scope"),
+    Stmt("T.If", H::kIfFrame, "cond"),  // TVM's script frames for an if statement
+    Stmt("T.Then", H::kThenFrame, ""),
+    Stmt("T.Else", H::kElseFrame, ""),
     Stmt("T.serial", H::kSerialLoop, "start, stop=None"),
     Stmt("T.Pipelined", H::kPipelinedLoop,
          "start, stop=None, num_stages=None, cross_interval=None"),

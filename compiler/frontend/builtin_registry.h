@@ -69,6 +69,9 @@ enum class BuiltinHandler : uint8_t {
   // Statements, with and for forms, annotations.
   kKernel,
   kScope,
+  kIfFrame,     // with T.If(cond): a `with T.Then():` and an optional `with T.Else():`
+  kThenFrame,   // with T.Then(): only inside T.If
+  kElseFrame,   // with T.Else(): only inside T.If, after T.Then
   kSerialLoop,  // T.serial, range
   kPipelinedLoop,
   kParallelLoop,

@@ -33,6 +33,9 @@ bool Tracer::TraceOpCall(const std::string& name, const Expr& call, const std::v
   switch (row->handler) {
     case BuiltinHandler::kKernel:
     case BuiltinHandler::kScope:
+    case BuiltinHandler::kIfFrame:
+    case BuiltinHandler::kThenFrame:
+    case BuiltinHandler::kElseFrame:
       diag().Error(call.loc) << name << " must be used in a 'with' statement";
       return false;
     case BuiltinHandler::kSerialLoop:

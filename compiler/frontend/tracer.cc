@@ -9,20 +9,6 @@
 #include "compiler/frontend/parser.h"
 
 namespace tilejit::frontend {
-namespace {
-
-class NestGuard {
- public:
-  explicit NestGuard(int* n) : n_(n) { ++*n_; }
-  ~NestGuard() { --*n_; }
-  NestGuard(const NestGuard&) = delete;
-  NestGuard& operator=(const NestGuard&) = delete;
-
- private:
-  int* n_;
-};
-
-}  // namespace
 
 size_t Tracer::NumParams(const FunctionValue& prim_func) { return prim_func.def->params.size(); }
 
@@ -180,22 +166,10 @@ bool Tracer::TraceStmt(const Work& work, size_t i, const ScopePtr& scope,
         *rest_done = true;
         return true;
       }
-      NestGuard guard(&nesting_);
-      if (nesting_ > kMaxNesting) {
-        diag().Error(s.loc) << "statements nested too deeply (limit " << kMaxNesting << ")";
-        return false;
-      }
-      auto cond = ToExpr(*test, s.value->loc);
-      if (!cond) return false;
-      auto then_body = TraceBlock(s.body, std::make_shared<Scope>(scope));
-      if (!then_body) return false;
-      ir::Stmt else_body;
-      if (!s.orelse.empty()) {
-        auto e = TraceBlock(s.orelse, std::make_shared<Scope>(scope));
-        if (!e) return false;
-        else_body = *e;
-      }
-      out->push_back(std::make_shared<ir::IfNode>(*cond, *then_body, else_body, s.loc));
+      auto traced = TraceIf(*test, s.value->loc, s.body, s.orelse.empty() ? nullptr : &s.orelse,
+                            s.loc, scope);
+      if (!traced) return false;
+      out->push_back(*traced);
       return true;
     }
     case StmtKind::kFor: {

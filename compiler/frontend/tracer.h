@@ -56,6 +56,19 @@ std::string Join(const std::string_view (&list)[N]) {
   return out;
 }
 
+// Counts one level of a nesting counter (the tracer's statement nesting, its lets) while it
+// lives.
+class NestGuard {
+ public:
+  explicit NestGuard(int* n) : n_(n) { ++*n_; }
+  ~NestGuard() { --*n_; }
+  NestGuard(const NestGuard&) = delete;
+  NestGuard& operator=(const NestGuard&) = delete;
+
+ private:
+  int* n_;
+};
+
 class Tracer : public Evaluator {
  public:
   // Statement nesting (with/for/if/macro) deeper than this is a diagnostic.
@@ -101,6 +114,15 @@ class Tracer : public Evaluator {
                                           const std::vector<Value>& args, const KwArgs& kwargs,
                                           const ScopePtr& scope);
   std::optional<ir::Stmt> TraceWith(const Stmt& s, const ScopePtr& scope);
+  // The builtin row a `with` context calls; nullptr when it calls none, or (`*failed`) after a
+  // diagnostic.
+  const BuiltinRow* FrameRow(const Expr& context, const ScopePtr& scope, bool* failed);
+  // `with T.If(c):` over `with T.Then():` / `with T.Else():` (trace_if_frame.cc).
+  std::optional<ir::Stmt> TraceIfFrame(const Stmt& s, const BuiltinRow& row, const ScopePtr& scope);
+  // An if over a runtime `test` (an If node) or a host one (the taken branch, traced in a scope
+  // of its own); `else_body` may be null.
+  std::optional<ir::Stmt> TraceIf(const Value& test, SourceLoc test_loc, const StmtList& then_body,
+                                  const StmtList* else_body, SourceLoc loc, const ScopePtr& scope);
   std::optional<ir::Stmt> TraceKernel(const Stmt& s, const Expr& call, const ScopePtr& scope);
   bool TraceExprStmt(const Stmt& s, const Expr& value, const ScopePtr& scope,
                      std::vector<ir::Stmt>* out);

@@ -153,19 +153,31 @@ std::optional<ir::Stmt> Tracer::TraceFor(const Stmt& s, const ScopePtr& scope) {
   return std::make_shared<ir::ForNode>(var, *min_e, *ext_e, for_kind, stages, *body, s.loc);
 }
 
+const BuiltinRow* Tracer::FrameRow(const Expr& context, const ScopePtr& scope, bool* failed) {
+  *failed = false;
+  if (context.kind != ExprKind::kCall) return nullptr;
+  std::optional<Value> callee = Eval(*context.left, scope);
+  if (!callee) {
+    *failed = true;
+    return nullptr;
+  }
+  return callee->kind == ValueKind::kBuiltin ? FindBuiltin(callee->text) : nullptr;
+}
+
 std::optional<ir::Stmt> Tracer::TraceWith(const Stmt& s, const ScopePtr& scope) {
+  const Expr& ctx = *s.items[0].context;
+  bool failed = false;
+  const BuiltinRow* row = FrameRow(ctx, scope, &failed);
+  if (failed) return std::nullopt;
+  const BuiltinHandler frame = row ? row->handler : BuiltinHandler::kNone;
+  if (frame == BuiltinHandler::kIfFrame || frame == BuiltinHandler::kThenFrame ||
+      frame == BuiltinHandler::kElseFrame) {
+    return TraceIfFrame(s, *row, scope);
+  }
   if (s.items.size() != 1) {
     diag().Error(s.loc) << "a kernel 'with' statement takes exactly one context";
     return std::nullopt;
   }
-  const Expr& ctx = *s.items[0].context;
-  std::optional<Value> callee;
-  if (ctx.kind == ExprKind::kCall) {
-    callee = Eval(*ctx.left, scope);
-    if (!callee) return std::nullopt;
-  }
-  const BuiltinRow* row =
-      callee && callee->kind == ValueKind::kBuiltin ? FindBuiltin(callee->text) : nullptr;
   if (row && row->handler == BuiltinHandler::kKernel) return TraceKernel(s, ctx, scope);
   if (!row || row->handler != BuiltinHandler::kScope) {
     diag().Error(ctx.loc) << "unsupported 'with' context: expected T.Kernel(...) or T.Scope(...)";

@@ -74,6 +74,53 @@ TEST(Tracer, TvmSpellingsTraceAsTheirTileLangEquivalents) {
   EXPECT_EQ(fetest::EvalExpr("T.floormod(-7, 3)")->i, 2);
 }
 
+// TVM's if frames (upstream's xllm_kernels write them) trace to what Python's `if` does.
+TEST(Tracer, IfFramesTraceAsIfStatements) {
+  const std::string frames =
+      "with T.If(cid > 0):\n"
+      "    with T.Then():\n"
+      "        a[0, 0] = 1.0\n"
+      "    with T.Else():\n"
+      "        with T.If(M > 8), T.Then():\n"  // a host condition: the branch is kept
+      "            a[0, 1] = 2.0\n"
+      "with T.If(cid < 1), T.Then():\n"
+      "    a[0, 2] = 3.0\n";
+  const std::string ifs =
+      "if cid > 0:\n"
+      "    a[0, 0] = 1.0\n"
+      "else:\n"
+      "    if M > 8:\n"
+      "        a[0, 1] = 2.0\n"
+      "if cid < 1:\n"
+      "    a[0, 2] = 3.0\n";
+  std::string d;
+  const std::string ir = Trace(VecKernel(frames), &d);
+  ASSERT_NE(ir, "") << d;
+  EXPECT_EQ(ir, Trace(VecKernel(ifs)));
+  EXPECT_NE(ir.find("if %cid > 0"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("else"), std::string::npos) << ir;
+}
+
+TEST(Tracer, IfFramesOutOfPlaceAreLocatedErrors) {
+  EXPECT_NE(TraceError(VecKernel("with T.Then():\n    pass\n"))
+                .find("T.Then() belongs directly inside 'with T.If(...)'"),
+            std::string::npos);
+  EXPECT_NE(TraceError(VecKernel("with T.If(cid > 0):\n    a[0, 0] = 1.0\n"))
+                .find("holds 'with T.Then():' and then an optional 'with T.Else():'"),
+            std::string::npos);
+  EXPECT_NE(TraceError(VecKernel("with T.If(cid > 0):\n    with T.Else():\n        pass\n"))
+                .find("holds 'with T.Then():'"),
+            std::string::npos);
+  EXPECT_NE(TraceError(VecKernel("with T.If(cid > 0):\n    pass\n")).find("holds"),
+            std::string::npos);
+  EXPECT_NE(TraceError(VecKernel("with T.If(cid > 0), T.Else():\n    pass\n"))
+                .find("after T.If(...) comes T.Then()"),
+            std::string::npos);
+  const std::string d = TraceError(VecKernel("with T.If(cid > 0) as c, T.Then():\n    pass\n"));
+  EXPECT_NE(d.find("bind no name"), std::string::npos) << d;
+  EXPECT_NE(TraceError(VecKernel("with T.If():\n    pass\n")).find("cond"), std::string::npos);
+}
+
 TEST(Tracer, StaticIfFoldsAndRuntimeIfBecomesIf) {
   std::string ir =
       Trace(VecKernel("if M > 32:\n    T.tile.fill(a, 1.0)\nelse:\n    T.tile.fill(a, 2.0)\n"
