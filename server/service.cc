@@ -358,7 +358,8 @@ Result<CompileReply> CompileService::Compile(const frontend::FrontendRequest& re
     const bool hit = reply->tier == "memory" || reply->tier == "sqlite";
     spdlog::log(hit ? spdlog::level::debug : spdlog::level::info,
                 "compile id={} key={} tier={} ok={} total_ms={:.3f}", ctx.request_id,
-                reply->key.substr(0, 16), reply->tier, reply->ok, reply->timings.back().millis);
+                std::string_view(reply->key).substr(0, 16), reply->tier, reply->ok,
+                reply->timings.back().millis);
   } else {
     spdlog::info("compile id={} status={}", ctx.request_id, reply.status().ToString());
   }

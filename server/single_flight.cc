@@ -7,9 +7,8 @@
 namespace tilejit::server {
 
 FlightResult Flight::Wait(SteadyTime deadline, const std::function<bool()>& cancelled) {
-  FlightResult r;
+  FlightResult r;  // left as is when the wait ends first
   if (Status waited = result_.Wait(deadline, cancelled, "the compile", &r); !waited.ok()) {
-    r = FlightResult{};
     r.status = std::move(waited);
   }
   return r;

@@ -27,18 +27,6 @@ Evaluator::Evaluator(ModuleEnv* env, DiagnosticEngine* diag) : env_(env), diag_(
 
 namespace {
 
-// Guards the recursion depth of nested expressions and calls.
-class DepthGuard {
- public:
-  explicit DepthGuard(int* depth) : depth_(depth) { ++*depth_; }
-  ~DepthGuard() { --*depth_; }
-  DepthGuard(const DepthGuard&) = delete;
-  DepthGuard& operator=(const DepthGuard&) = delete;
-
- private:
-  int* depth_;
-};
-
 constexpr int kMaxExprDepth = 200;
 
 std::string DisplayModule(const std::string& path) {
@@ -50,7 +38,7 @@ std::string DisplayModule(const std::string& path) {
 }  // namespace
 
 std::optional<Value> Evaluator::Eval(const Expr& e, const ScopePtr& scope) {
-  DepthGuard guard(&depth_);
+  NestGuard guard(&depth_);
   if (depth_ > kMaxExprDepth) {
     diag_->Error(e.loc) << "expression nested too deeply (limit " << kMaxExprDepth << ")";
     return std::nullopt;

@@ -101,6 +101,19 @@ class ModuleEnv {
   HostBudget* budget_ = &default_budget_;
 };
 
+// Counts one level of a depth counter (expression nesting, calls, the tracer's statement
+// nesting and lets) while it lives.
+class NestGuard {
+ public:
+  explicit NestGuard(int* n) : n_(n) { ++*n_; }
+  ~NestGuard() { --*n_; }
+  NestGuard(const NestGuard&) = delete;
+  NestGuard& operator=(const NestGuard&) = delete;
+
+ private:
+  int* n_;
+};
+
 // What running a block of host statements ended with.
 enum class Flow : uint8_t { kNormal, kReturn, kBreak, kContinue, kError };
 

@@ -56,19 +56,6 @@ std::string Join(const std::string_view (&list)[N]) {
   return out;
 }
 
-// Counts one level of a nesting counter (the tracer's statement nesting, its lets) while it
-// lives.
-class NestGuard {
- public:
-  explicit NestGuard(int* n) : n_(n) { ++*n_; }
-  ~NestGuard() { --*n_; }
-  NestGuard(const NestGuard&) = delete;
-  NestGuard& operator=(const NestGuard&) = delete;
-
- private:
-  int* n_;
-};
-
 class Tracer : public Evaluator {
  public:
   // Statement nesting (with/for/if/macro) deeper than this is a diagnostic.
