@@ -43,12 +43,12 @@ enum class ExprKind : uint8_t {
   kCall,       // func(args, keywords)
   kAttribute,  // value.attr
   kSubscript,  // value[index]; index is a Tuple for a[i, j]
-  kSlice,      // lower:upper (only inside a Subscript; step is rejected)
+  kSlice,      // lower:upper[:step] (only inside a Subscript)
   kTuple,
   kList,
   kDict,
   kIfExp,         // body if test else orelse
-  kStarred,       // *value (in calls only)
+  kStarred,       // *value (call arguments, tuple and list displays and targets)
   kLambda,        // lambda params: body (a one-statement function: see Expr::lambda)
   kListComp,      // [elt for ... in ... if ...]
   kDictComp,      // {key: value for ...}
@@ -119,11 +119,10 @@ struct Expr {
   //   kBinOp: left, right          kUnaryOp: operand = left
   //   kBoolOp: values in elts      kCompare: left, comparators in elts
   //   kCall: func = left, args in elts, keywords   kAttribute: value = left
-  //   kSubscript: value = left, index = right      kSlice: lower = left, upper = right (nullable)
-  //   kTuple / kList: elts         kDict: keys in elts, values in values
-  //   kIfExp: test = left, body = right, orelse = third     kStarred: value = left
-  //   kLambda: the function in `lambda`
-  //   kListComp / kGeneratorExp: elt = left   kDictComp: key = left, value = right; the
+  //   kSubscript: value = left, index = right      kSlice: lower = left, upper = right, step =
+  //   third (nullable) kTuple / kList: elts         kDict: keys in elts, values in values kIfExp:
+  //   test = left, body = right, orelse = third     kStarred: value = left kLambda: the function in
+  //   `lambda` kListComp / kGeneratorExp: elt = left   kDictComp: key = left, value = right; the
   //   clauses in generators
   ExprPtr left, right, third;
   std::vector<ExprPtr> elts;
@@ -223,9 +222,20 @@ struct Stmt {
   explicit Stmt(StmtKind k, SourceLoc l) : kind(k), loc(l) {}
 };
 
+// An error that makes the whole file invalid Python.
+struct FileError {
+  SourceLoc loc;
+  std::string message;
+};
+
 struct Module {
   uint32_t file_id = 0;
   StmtList body;
+  // The file's first tokenizer error that CPython refuses the whole file for (an unterminated
+  // string, brackets nested past 200, inconsistent indentation, ...). CPython tokenizes the
+  // whole file before running any of it, so a file it would not run is refused here too,
+  // whichever statement holds the error. Unset when there is none.
+  std::optional<FileError> refused;
 };
 
 }  // namespace tilejit::frontend

@@ -181,6 +181,10 @@ void Append(const Expr& e, std::string* out) {
       if (e.left) Append(*e.left, out);
       out->push_back(':');
       if (e.right) Append(*e.right, out);
+      if (e.third) {
+        out->push_back(':');
+        Append(*e.third, out);
+      }
       return;
     case ExprKind::kTuple:
       out->push_back('(');

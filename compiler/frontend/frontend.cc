@@ -193,6 +193,10 @@ std::optional<FrontendResult> RunTileLang(const FrontendRequest& req, uint32_t f
     diag->Error(SourceLoc{file, 1, 1}) << module.status().message();
     return std::nullopt;
   }
+  if (module->refused) {  // CPython would not run this file at all
+    diag->Error(module->refused->loc) << module->refused->message;
+    return std::nullopt;
+  }
   ModuleEnv env(&*module, sources);
   env.set_budget(budget);
   for (const auto& [name, v] : req.globals) env.SetGlobal(name, v);

@@ -308,10 +308,11 @@ std::optional<Value> Evaluator::CallBuiltin(const std::string& name, const Expr&
     case BuiltinClass::kHost:
       return EvalHostBuiltin(*row, call, args, kwargs);
     case BuiltinClass::kStatement:
+      if (row->handler == BuiltinHandler::kSerialLoop && name == "range") {
+        return RangeList(args, call.loc);  // a value: list(range(n)), len(range(n)), ...
+      }
       diag_->Error(call.loc) << name << "(...) can only be used as a statement"
-                             << (row->handler == BuiltinHandler::kSerialLoop && name == "range"
-                                     ? " (in a for loop)"
-                                     : " in a prim_func body");
+                             << " in a prim_func body";
       return std::nullopt;
     case BuiltinClass::kDecorator:
       diag_->Error(call.loc) << name << " can only be used as a decorator";
@@ -378,55 +379,23 @@ std::optional<Value> Evaluator::AttributeOf(const Value& value, const std::strin
   return std::nullopt;
 }
 
-std::optional<Value> Evaluator::EvalSubscript(const Expr& e, const ScopePtr& scope) {
-  auto base = Eval(*e.left, scope);
-  if (!base) return std::nullopt;
-  if (base->kind == ValueKind::kBuffer)
-    return SubscriptBuffer(*this, base->buffer, *e.right, scope, e.loc);
-  if (e.right->kind == ExprKind::kSlice) {
-    diag_->Error(e.right->loc) << "slicing a " << TypeName(*base) << " is not supported";
-    return std::nullopt;
-  }
-  auto index = Eval(*e.right, scope);
-  if (!index) return std::nullopt;
-  if (base->is_sequence() || base->kind == ValueKind::kString) {
-    if (index->kind != ValueKind::kInt && index->kind != ValueKind::kBool) {
-      diag_->Error(e.right->loc) << TypeName(*base) << " indices must be integers, not "
-                                 << TypeName(*index);
-      return std::nullopt;
-    }
-    int64_t n = index->kind == ValueKind::kInt ? index->i : index->b;
-    int64_t size = base->kind == ValueKind::kString ? static_cast<int64_t>(base->text.size())
-                                                    : static_cast<int64_t>(base->size());
-    if (n < 0) n += size;
-    if (n < 0 || n >= size) {
-      diag_->Error(e.right->loc) << TypeName(*base) << " index out of range";
-      return std::nullopt;
-    }
-    if (base->kind == ValueKind::kString) return Value::Str(base->text.substr(n, 1));
-    return base->item(static_cast<size_t>(n));
-  }
-  if (base->kind == ValueKind::kDict) {
-    for (size_t n = 0; n < base->size(); ++n) {
-      if (Equals(base->item(n), *index)) return (*base->values)[n];
-    }
-    diag_->Error(e.right->loc) << "key " << Repr(*index) << " not found in dict";
-    return std::nullopt;
-  }
-  diag_->Error(e.loc) << "'" << TypeName(*base) << "' object is not subscriptable";
-  return std::nullopt;
-}
-
 std::optional<Value> Evaluator::EvalContainer(const Expr& e, const ScopePtr& scope) {
   std::vector<Value> items;
   for (const ExprPtr& x : e.elts) {
-    if (x->kind == ExprKind::kStarred) {
-      diag_->Error(x->loc) << "starred expressions are not supported here";
+    auto v = Eval(x->kind == ExprKind::kStarred ? *x->left : *x, scope);
+    if (!v) return std::nullopt;
+    if (x->kind != ExprKind::kStarred) {
+      items.push_back(std::move(*v));
+      continue;
+    }
+    if (!v->is_sequence()) {  // a dict unpacks its keys in Python; kept to lists and tuples
+      diag_->Error(x->loc) << "can only unpack a list or tuple with *, not " << TypeName(*v);
       return std::nullopt;
     }
-    auto v = Eval(*x, scope);
-    if (!v) return std::nullopt;
-    items.push_back(std::move(*v));
+    if (!budget().Reserve(sizeof(Value) * (items.size() + v->size()), x->loc, diag_)) {
+      return std::nullopt;
+    }
+    items.insert(items.end(), v->items->begin(), v->items->end());
   }
   if (e.kind == ExprKind::kTuple) return Value::Tuple(std::move(items));
   if (e.kind == ExprKind::kList) return Value::List(std::move(items));

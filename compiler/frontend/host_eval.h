@@ -114,6 +114,13 @@ class NestGuard {
   int* n_;
 };
 
+// The values the elements of a tuple or list target take from `v`, by Python's unpacking:
+// one per element, a starred element (at most one) taking a list of the rest; nullopt after
+// a diagnostic at the target. UnstarredTarget is the target an element binds.
+std::optional<std::vector<Value>> UnpackValues(const Expr& target, const Value& v,
+                                               DiagnosticEngine* diag);
+const Expr& UnstarredTarget(const ExprPtr& elt);
+
 // What running a block of host statements ended with.
 enum class Flow : uint8_t { kNormal, kReturn, kBreak, kContinue, kError };
 
@@ -196,6 +203,9 @@ class Evaluator {
   // stops the walk and is returned (kNormal: every item was seen; kError: a diagnostic).
   Flow ForEach(const Expr& iter, const ScopePtr& scope,
                const std::function<Flow(const Value&)>& each);
+  // range(...) used as a value: its items as a list, reserved from the memory budget first
+  // (a for loop or a comprehension iterates a range lazily instead).
+  std::optional<Value> RangeList(const std::vector<Value>& args, SourceLoc loc);
   // A host `if`/`while`/comprehension condition: nullopt after a diagnostic (a runtime value).
   std::optional<bool> HostCondition(const Expr& test, const ScopePtr& scope);
   Flow ExecLoopBody(const Stmt& loop, const ScopePtr& scope, Value* ret);
@@ -212,7 +222,9 @@ class Evaluator {
   std::optional<Value> EvalCompare(const Expr& e, const ScopePtr& scope);
   std::optional<Value> EvalCall(const Expr& e, const ScopePtr& scope);
   std::optional<Value> EvalAttribute(const Expr& e, const ScopePtr& scope);
+  // Subscripts and slices of host values (host_subscript.cc).
   std::optional<Value> EvalSubscript(const Expr& e, const ScopePtr& scope);
+  std::optional<Value> SliceSequence(const Value& base, const Expr& slice, const ScopePtr& scope);
   std::optional<Value> EvalContainer(const Expr& e, const ScopePtr& scope);
   // A dict of parallel `keys` and `vals`, later duplicates winning; nullopt when the budget
   // ran out comparing keys.

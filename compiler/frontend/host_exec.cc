@@ -305,24 +305,47 @@ Flow Evaluator::ExecBlock(const StmtList& body, const ScopePtr& scope, Value* re
   return Flow::kNormal;
 }
 
+std::optional<std::vector<Value>> UnpackValues(const Expr& target, const Value& v,
+                                               DiagnosticEngine* diag) {
+  if (!v.is_sequence()) {
+    diag->Error(target.loc) << "cannot unpack a non-sequence " << TypeName(v);
+    return std::nullopt;
+  }
+  const size_t n = target.elts.size(), size = v.size();
+  size_t star = n;
+  for (size_t i = 0; i < n; ++i) {
+    if (target.elts[i]->kind == ExprKind::kStarred) star = i;
+  }
+  const bool starred = star < n;
+  const size_t fixed = starred ? n - 1 : n;
+  if (starred ? size < fixed : size != fixed) {
+    diag->Error(target.loc) << (size > fixed ? "too many" : "not enough")
+                            << " values to unpack (expected " << (starred ? "at least " : "")
+                            << fixed << ", got " << size << ")";
+    return std::nullopt;
+  }
+  if (!starred) return *v.items;
+  std::vector<Value> out(v.items->begin(), v.items->begin() + star);
+  const size_t rest = size - fixed;  // the starred target's share, as a list
+  out.push_back(Value::List({v.items->begin() + star, v.items->begin() + star + rest}));
+  out.insert(out.end(), v.items->begin() + star + rest, v.items->end());
+  return out;
+}
+
+const Expr& UnstarredTarget(const ExprPtr& elt) {
+  return elt->kind == ExprKind::kStarred ? *elt->left : *elt;
+}
+
 bool Evaluator::Assign(const Expr& target, const Value& v, const ScopePtr& scope) {
   if (target.kind == ExprKind::kName) {
     scope->Set(target.name, v);
     return true;
   }
   if (target.kind == ExprKind::kTuple || target.kind == ExprKind::kList) {
-    if (!v.is_sequence()) {
-      diag_->Error(target.loc) << "cannot unpack a non-sequence " << TypeName(v);
-      return false;
-    }
-    if (v.size() != target.elts.size()) {
-      diag_->Error(target.loc) << (v.size() > target.elts.size() ? "too many" : "not enough")
-                               << " values to unpack (expected " << target.elts.size() << ", got "
-                               << v.size() << ")";
-      return false;
-    }
-    for (size_t n = 0; n < v.size(); ++n) {
-      if (!Assign(*target.elts[n], v.item(n), scope)) return false;
+    auto values = UnpackValues(target, v, diag_);
+    if (!values) return false;
+    for (size_t n = 0; n < values->size(); ++n) {
+      if (!Assign(UnstarredTarget(target.elts[n]), (*values)[n], scope)) return false;
     }
     return true;
   }

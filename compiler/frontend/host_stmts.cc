@@ -28,11 +28,11 @@ bool RangeBounds(DiagnosticEngine* diag, const std::vector<Value>& args, SourceL
     }
   }
   if (args.size() == 1) {
-    v[1] = args[0].i;
+    v[1] = IntOf(args[0]);
   } else {
-    v[0] = args[0].i;
-    v[1] = args[1].i;
-    if (args.size() == 3) v[2] = args[2].i;
+    v[0] = IntOf(args[0]);
+    v[1] = IntOf(args[1]);
+    if (args.size() == 3) v[2] = IntOf(args[2]);
   }
   if (v[2] == 0) {
     diag->Error(loc) << "range() step must not be zero";
@@ -42,6 +42,24 @@ bool RangeBounds(DiagnosticEngine* diag, const std::vector<Value>& args, SourceL
 }
 
 }  // namespace
+
+std::optional<Value> Evaluator::RangeList(const std::vector<Value>& args, SourceLoc loc) {
+  int64_t r[3];
+  if (!RangeBounds(diag_, args, loc, r)) return std::nullopt;
+  const __int128 span =
+      r[2] > 0 ? static_cast<__int128>(r[1]) - r[0] : static_cast<__int128>(r[0]) - r[1];
+  const __int128 step = r[2] > 0 ? r[2] : -static_cast<__int128>(r[2]);
+  const __int128 count = span <= 0 ? 0 : (span - 1) / step + 1;
+  if (!budget().Reserve(
+          static_cast<uint64_t>(std::min<__int128>(count, UINT64_MAX / 64)) * sizeof(Value), loc,
+          diag_)) {
+    return std::nullopt;
+  }
+  std::vector<Value> items;
+  items.reserve(static_cast<size_t>(count));
+  for (__int128 n = 0; n < count; ++n) items.push_back(Value::Int(r[0] + n * r[2]));
+  return Value::List(std::move(items));
+}
 
 Flow Evaluator::ForEach(const Expr& iter, const ScopePtr& scope,
                         const std::function<Flow(const Value&)>& each) {

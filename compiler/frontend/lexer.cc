@@ -222,6 +222,7 @@ class Lexer : public ScanContext {
       NumberResult n = ScanNumber(this);
       if (!n.error.empty()) {
         Error(loc, start, n.error);
+        out_->errors.back().refuses_file = !n.python_accepts;
         return;
       }
       Token& t = Push(n.is_float ? TokenKind::kFloat : TokenKind::kInt, loc, start);

@@ -35,6 +35,10 @@ struct LexError {
   SourceLoc loc;
   std::string message;
   bool unclosed_bracket = false;  // "'(' was never closed": explains later parse errors
+  // CPython refuses the file for it too; false for literals that are valid Python but that
+  // tilejit does not take (integers past int64, complex numbers), which only matter when
+  // the statement holding them is used.
+  bool refuses_file = true;
 };
 
 struct LexedFile {

@@ -84,6 +84,7 @@ NumberResult RadixNumber(ScanContext* ctx, int radix, const char* name) {
     uint64_t d = static_cast<uint64_t>(DigitValue(c));
     if (value > (kMax - d) / static_cast<uint64_t>(radix)) {
       r.error = "integer literal is too large (does not fit in int64)";
+      r.python_accepts = true;
       return r;
     }
     value = value * static_cast<uint64_t>(radix) + d;
@@ -137,6 +138,7 @@ NumberResult ScanNumber(ScanContext* ctx) {
     ++ctx->pos;
     SkipLiteralTail(ctx);
     r.error = "imaginary (complex) literals are not supported";
+    r.python_accepts = true;
     return r;
   }
   if (!ok || (ctx->pos < s.size() && IsIdentChar(s[ctx->pos]))) {
@@ -165,6 +167,7 @@ NumberResult ScanNumber(ScanContext* ctx) {
     uint64_t d = static_cast<uint64_t>(c - '0');
     if (value > (kMax - d) / 10) {
       r.error = "integer literal is too large (does not fit in int64)";
+      r.python_accepts = true;
       return r;
     }
     value = value * 10 + d;

@@ -36,7 +36,8 @@ struct NumberResult {
   bool is_float = false;
   int64_t int_value = 0;
   double float_value = 0.0;
-  std::string error;  // non-empty: the literal is malformed (pos is past it)
+  std::string error;            // non-empty: the literal is malformed (pos is past it)
+  bool python_accepts = false;  // with an error: valid Python that tilejit does not take
 };
 
 // Scans the number literal at ctx->pos (a digit, or '.' followed by a digit).

@@ -92,6 +92,8 @@ void CollectTargetNames(const Expr& e, std::vector<std::string>* out) {
     out->push_back(e.name);
   } else if (e.kind == ExprKind::kTuple || e.kind == ExprKind::kList) {
     for (const ExprPtr& elt : e.elts) CollectTargetNames(*elt, out);
+  } else if (e.kind == ExprKind::kStarred) {
+    CollectTargetNames(*e.left, out);
   }
 }
 
@@ -309,12 +311,20 @@ bool Parser::CheckTarget(const Expr& e, bool allow_tuple) {
     case ExprKind::kSubscript:
       return true;
     case ExprKind::kTuple:
-    case ExprKind::kList:
+    case ExprKind::kList: {
       if (!allow_tuple) break;
+      bool starred = false;
       for (const ExprPtr& elt : e.elts) {
-        if (!CheckTarget(*elt, true)) return false;
+        if (elt->kind == ExprKind::kStarred) {
+          if (starred) return Fail(e.loc, "multiple starred expressions in assignment");
+          starred = true;
+          if (!CheckTarget(*elt->left, true)) return false;
+        } else if (!CheckTarget(*elt, true)) {
+          return false;
+        }
       }
       return true;
+    }
     default:
       break;
   }

@@ -27,7 +27,13 @@ Result<Module> ParseModule(const SourceManager& sources, uint32_t file_id) {
   TILEJIT_RETURN_IF_ERROR(CheckFile(sources, file_id));
   LexedFile lexed = Tokenize(sources, file_id);
   Parser parser(lexed);
-  return parser.ParseFile(file_id);
+  Module module = parser.ParseFile(file_id);
+  for (const LexError& e : lexed.errors) {
+    if (!e.refuses_file) continue;
+    module.refused = FileError{e.loc, e.message};
+    break;
+  }
+  return module;
 }
 
 Result<ExprPtr> ParseExpression(const SourceManager& sources, uint32_t file_id,
@@ -59,6 +65,10 @@ void ReportUnsupported(const Stmt& stmt, DiagnosticEngine* diag) {
 Result<Module> ParseModuleStrict(const SourceManager& sources, uint32_t file_id,
                                  DiagnosticEngine* diag) {
   TILEJIT_ASSIGN_OR_RETURN(Module module, ParseModule(sources, file_id));
+  if (module.refused) {
+    diag->Error(module.refused->loc) << module.refused->message;
+    return diag->ToStatus();
+  }
   for (const StmtPtr& s : module.body) {
     if (s->kind == StmtKind::kUnsupported) ReportUnsupported(*s, diag);
   }

@@ -60,7 +60,7 @@ ExprPtr Parser::ParseAtom() {
       Fail(t.loc, "lambda expressions are not supported");
       return nullptr;
     case TokenKind::kStar:
-      Fail(t.loc, "starred expressions are only supported in call arguments");
+      Fail(t.loc, "can't use starred expression here");
       return nullptr;
     case TokenKind::kNewline:
     case TokenKind::kEndOfFile:
@@ -86,14 +86,20 @@ ExprPtr Parser::ParseParenthesized() {
     Fail(Cur().loc, "yield expressions are not supported");
     return nullptr;
   }
-  ExprPtr first = ParseTest();
+  ExprPtr first = ParseStarredItem(false);
   if (!first) return nullptr;
   if (At(TokenKind::kKwFor)) {
+    if (first->kind == ExprKind::kStarred) {
+      Fail(first->loc, "iterable unpacking cannot be used in comprehension");
+      return nullptr;
+    }
     ExprPtr gen = ParseComprehension(ExprKind::kGeneratorExp, loc, std::move(first), nullptr);
     if (!gen || !Expect(TokenKind::kRPar)) return nullptr;
     return gen;
   }
-  if (Accept(TokenKind::kRPar)) return first;  // parentheses make no node
+  if (Accept(TokenKind::kRPar)) {  // parentheses make no node
+    return NotStarred(std::move(first), "cannot use starred expression here");
+  }
   uint32_t height = last_height_;
   if (!At(TokenKind::kComma)) {
     FailAtCur("expected ')'");
@@ -102,7 +108,7 @@ ExprPtr Parser::ParseParenthesized() {
   auto tuple = NewExpr(ExprKind::kTuple, loc);
   tuple->elts.push_back(std::move(first));
   while (Accept(TokenKind::kComma) && !At(TokenKind::kRPar)) {
-    ExprPtr e = ParseTest();
+    ExprPtr e = ParseStarredItem(false);
     if (!e) return nullptr;
     height = std::max(height, last_height_);
     tuple->elts.push_back(std::move(e));
@@ -118,9 +124,13 @@ ExprPtr Parser::ParseListDisplay() {
   auto list = NewExpr(ExprKind::kList, loc);
   uint32_t height = 0;
   while (!At(TokenKind::kRSqb)) {
-    ExprPtr e = ParseTest();
+    ExprPtr e = ParseStarredItem(false);
     if (!e) return nullptr;
     if (list->elts.empty() && At(TokenKind::kKwFor)) {
+      if (e->kind == ExprKind::kStarred) {
+        Fail(e->loc, "iterable unpacking cannot be used in comprehension");
+        return nullptr;
+      }
       ExprPtr comp = ParseComprehension(ExprKind::kListComp, loc, std::move(e), nullptr);
       if (!comp || !Expect(TokenKind::kRSqb)) return nullptr;
       return comp;
@@ -207,21 +217,13 @@ ExprPtr Parser::ParseComprehension(ExprKind kind, SourceLoc loc, ExprPtr elt, Ex
 
 ExprPtr Parser::ParseTargetList() {
   SourceLoc loc = Cur().loc;
-  if (At(TokenKind::kStar)) {
-    Fail(loc, "starred assignment targets are not supported");
-    return nullptr;
-  }
-  ExprPtr first = ParseBinary(1);
-  if (!first || !At(TokenKind::kComma)) return first;
+  ExprPtr first = ParseStarredItem(true);
+  if (!first || !At(TokenKind::kComma)) return NotStarred(std::move(first));
   uint32_t height = last_height_;
   auto tuple = NewExpr(ExprKind::kTuple, loc);
   tuple->elts.push_back(std::move(first));
   while (Accept(TokenKind::kComma) && !At(TokenKind::kKwIn)) {
-    if (At(TokenKind::kStar)) {
-      Fail(Cur().loc, "starred assignment targets are not supported");
-      return nullptr;
-    }
-    ExprPtr e = ParseBinary(1);
+    ExprPtr e = ParseStarredItem(true);
     if (!e) return nullptr;
     height = std::max(height, last_height_);
     tuple->elts.push_back(std::move(e));

@@ -128,24 +128,41 @@ bool Parser::Grow(uint32_t height, SourceLoc loc) {
   return Fail(loc, "expression is too large (its tree is more than 500 levels high)");
 }
 
-ExprPtr Parser::ParseTestList(bool targets_context) {
+ExprPtr Parser::ParseStarredItem(bool target) {
+  if (!At(TokenKind::kStar)) return target ? ParseBinary(1) : ParseTest();
   SourceLoc loc = Cur().loc;
-  if (targets_context && At(TokenKind::kStar)) {
-    Fail(loc, "starred assignment targets are not supported");
+  Advance();
+  ExprPtr value = ParseBinary(1);
+  if (!value) return nullptr;
+  auto star = NewExpr(ExprKind::kStarred, loc);
+  star->left = std::move(value);
+  if (!Grow(last_height_ + 1, loc)) return nullptr;
+  return star;
+}
+
+ExprPtr Parser::NotStarred(ExprPtr e, std::string_view message) {
+  if (e && e->kind == ExprKind::kStarred) {
+    Fail(e->loc, std::string(message));
     return nullptr;
   }
-  ExprPtr first = ParseTest();
-  if (!first || !At(TokenKind::kComma)) return first;
+  return e;
+}
+
+ExprPtr Parser::ParseTestList(bool targets_context) {
+  SourceLoc loc = Cur().loc;
+  ExprPtr first = ParseStarredItem(false);
+  if (!first || !At(TokenKind::kComma)) {
+    if (targets_context && At(TokenKind::kEqual)) {
+      return NotStarred(std::move(first), "starred assignment target must be in a list or tuple");
+    }
+    return NotStarred(std::move(first));
+  }
   uint32_t height = last_height_;
   auto tuple = NewExpr(ExprKind::kTuple, loc);
   tuple->elts.push_back(std::move(first));
   while (Accept(TokenKind::kComma)) {
-    if (!StartsExpression(Cur().kind)) break;
-    if (targets_context && At(TokenKind::kStar)) {
-      Fail(Cur().loc, "starred assignment targets are not supported");
-      return nullptr;
-    }
-    ExprPtr e = ParseTest();
+    if (!StartsExpression(Cur().kind) && !At(TokenKind::kStar)) break;
+    ExprPtr e = ParseStarredItem(false);
     if (!e) return nullptr;
     height = std::max(height, last_height_);
     tuple->elts.push_back(std::move(e));

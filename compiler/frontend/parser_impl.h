@@ -102,6 +102,11 @@ class Parser {
   bool ParseCallArgs(Expr* call, uint32_t* height);
   ExprPtr ParseSubscript(ExprPtr value);
   ExprPtr ParseSliceItem();
+  // `*value` where Python allows it (tuple and list displays, target lists), else one
+  // test (or, for a target, an or-expression).
+  ExprPtr ParseStarredItem(bool target);
+  // `e`, or null after `message` (CPython's) at it when it is a bare `*value`.
+  ExprPtr NotStarred(ExprPtr e, std::string_view message = "can't use starred expression here");
   ExprPtr ParseStrings();
   // A comprehension of `kind` whose element (key and value for a dict) was just parsed, at the
   // first `for`.

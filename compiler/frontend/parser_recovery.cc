@@ -95,8 +95,11 @@ StmtPtr Parser::MakeUnsupported(size_t start, size_t resume) {
   s->unsupported_reason = error_message_;
   s->unsupported_loc = error_loc_;
   // An unclosed bracket swallows the following lines, so whatever error the parser met there
-  // is a consequence; the bracket is the cause.
-  for (size_t i = error_token_; i < resume; ++i) {
+  // is a consequence; the bracket is the cause. Unless the parser stopped at a tokenizer
+  // error itself (an unterminated string inside the bracket): that one comes first, as in
+  // CPython.
+  const bool lex_error_first = toks_[error_token_].kind == TokenKind::kError;
+  for (size_t i = error_token_; i < resume && !lex_error_first; ++i) {
     if (toks_[i].kind == TokenKind::kError && lex_errors_[toks_[i].error_index].unclosed_bracket) {
       s->unsupported_reason = lex_errors_[toks_[i].error_index].message;
       s->unsupported_loc = lex_errors_[toks_[i].error_index].loc;

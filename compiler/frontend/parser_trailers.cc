@@ -126,17 +126,19 @@ ExprPtr Parser::ParseSliceItem() {
     if (!upper) return nullptr;
     height = std::max(height, last_height_);
   }
+  ExprPtr step;
   if (At(TokenKind::kColon)) {
-    SourceLoc step_loc = Cur().loc;
     Advance();
     if (!At(TokenKind::kComma) && !At(TokenKind::kRSqb)) {
-      Fail(step_loc, "slice steps are not supported");
-      return nullptr;
+      step = ParseTest();
+      if (!step) return nullptr;
+      height = std::max(height, last_height_);
     }
   }
   auto e = NewExpr(ExprKind::kSlice, loc);
   e->left = std::move(lower);
   e->right = std::move(upper);
+  e->third = std::move(step);
   if (!Grow(height + 1, loc)) return nullptr;
   return e;
 }

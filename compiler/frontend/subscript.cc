@@ -200,6 +200,10 @@ std::optional<Value> SubscriptBuffer(Evaluator& ev, const ir::Buffer& buffer, co
       continue;
     }
     all_indices = false;
+    if (p != nullptr && p->third) {
+      ev.diag().Error(p->third->loc) << "a buffer slice cannot have a step";
+      return std::nullopt;
+    }
     std::optional<Value> lo = Value::Int(0), hi = Value::Int(dim);
     if (p != nullptr && p->left) lo = ev.Eval(*p->left, scope);
     if (!lo) return std::nullopt;

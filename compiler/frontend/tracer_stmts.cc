@@ -90,18 +90,12 @@ bool Tracer::BindTarget(const Expr& target, const Value& v, const ScopePtr& scop
     }
     case ExprKind::kTuple:
     case ExprKind::kList: {
-      if (!v.is_sequence()) {
-        diag().Error(target.loc) << "cannot unpack a " << TypeName(v);
-        return false;
-      }
-      if (v.size() != target.elts.size()) {
-        diag().Error(target.loc) << (v.size() > target.elts.size() ? "too many" : "not enough")
-                                 << " values to unpack (expected " << target.elts.size() << ", got "
-                                 << v.size() << ")";
-        return false;
-      }
-      for (size_t n = 0; n < v.size(); ++n) {
-        if (!BindTarget(*target.elts[n], v.item(n), scope, out, lets)) return false;
+      auto values = UnpackValues(target, v, &diag());
+      if (!values) return false;
+      for (size_t n = 0; n < values->size(); ++n) {
+        if (!BindTarget(UnstarredTarget(target.elts[n]), (*values)[n], scope, out, lets)) {
+          return false;
+        }
       }
       return true;
     }

@@ -408,6 +408,56 @@ TEST(HostEval, SequenceBuiltinsFollowPython) {
   EXPECT_EQ(ReprOf("{k: v for k, v in zip(['m', 'n'], [64, 32])}"), "{'m': 64, 'n': 32}");
 }
 
+// Expected values are CPython 3.11's for the same expressions.
+TEST(HostEval, SlicesFollowPythonsClampingAndSteps) {
+  EXPECT_EQ(ReprOf("[0, 1, 2, 3, 4][1:3]"), "[1, 2]");
+  EXPECT_EQ(ReprOf("[0, 1, 2, 3, 4][::-1]"), "[4, 3, 2, 1, 0]");
+  EXPECT_EQ(ReprOf("[0, 1, 2, 3, 4][-2:]"), "[3, 4]");
+  EXPECT_EQ(ReprOf("[0, 1, 2, 3, 4][:-9]"), "[]");
+  EXPECT_EQ(ReprOf("[0, 1, 2, 3, 4][4:0:-2]"), "[4, 2]");
+  EXPECT_EQ(ReprOf("(0, 1, 2, 3)[::2]"), "(0, 2)");
+  EXPECT_EQ(ReprOf("'abcdef'[1:5:2]"), "'bd'");
+  EXPECT_EQ(ReprOf("[0, 1, 2][10:]"), "[]");
+  EXPECT_EQ(ReprOf("[0, 1, 2][None:None:-1]"), "[2, 1, 0]");
+  EXPECT_EQ(ReprOf("[0, 1, 2][-100:100]"), "[0, 1, 2]");
+  EXPECT_NE(ReprOf("[1][::0]").find("slice step cannot be zero"), std::string::npos);
+  EXPECT_NE(ReprOf("[1][0.5:]").find("slice indices must be integers or None, not float"),
+            std::string::npos);
+  EXPECT_NE(ReprOf("{'a': 1}[0:1]").find("slicing a dict is not supported"), std::string::npos);
+}
+
+TEST(HostEval, RangeAsAValueIsAListOfItsItems) {
+  EXPECT_EQ(ReprOf("list(range(4))"), "[0, 1, 2, 3]");
+  EXPECT_EQ(ReprOf("sum(range(1, 11))"), "55");
+  EXPECT_EQ(ReprOf("len(range(10, 0, -3))"), "4");
+  EXPECT_EQ(ReprOf("tuple(range(5, 5))"), "()");
+  EXPECT_EQ(ReprOf("list(range(True, 3))"), "[1, 2]");
+  EXPECT_NE(ReprOf("list(range(2 ** 40))").find("memory"), std::string::npos)
+      << ReprOf("list(range(2 ** 40))");
+}
+
+TEST(HostEval, StarredItemsUnpackIntoDisplaysAndTargets) {
+  EXPECT_EQ(ReprOf("[*[1, 2], 3, *(4,)]"), "[1, 2, 3, 4]");
+  EXPECT_EQ(ReprOf("(*[1], *[])"), "(1,)");
+  std::string src = "R = list(range(4))\na, *b = [1, 2, 3]\n*c, d = (1,)\ne, *f, g = R\n";
+  std::vector<std::pair<std::string, std::string>> want = {
+      {"a", "1"}, {"b", "[2, 3]"}, {"c", "[]"}, {"d", "1"},
+      {"e", "0"}, {"f", "[1, 2]"}, {"g", "3"}};
+  for (const auto& [name, repr] : want) {
+    std::string diags;
+    auto v = EvalName(src, name, &diags);
+    ASSERT_TRUE(v) << name << ": " << diags;
+    EXPECT_EQ(Repr(*v), repr) << name;
+  }
+  std::string diags;
+  EXPECT_FALSE(EvalName("a, *b, c = [1]\n", "a", &diags));
+  EXPECT_NE(diags.find("not enough values to unpack (expected at least 2, got 1)"),
+            std::string::npos)
+      << diags;
+  EXPECT_NE(ReprOf("[*3]").find("can only unpack a list or tuple with *, not int"),
+            std::string::npos);
+}
+
 TEST(HostEval, FloatsPrintAsPythonsRepr) {
   EXPECT_EQ(ReprOf("10.0"), "10.0");
   EXPECT_EQ(ReprOf("1e16"), "1e+16");

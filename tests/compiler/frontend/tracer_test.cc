@@ -75,6 +75,17 @@ TEST(Tracer, TvmSpellingsTraceAsTheirTileLangEquivalents) {
 }
 
 // TVM's if frames (upstream's xllm_kernels write them) trace to what Python's `if` does.
+// Valid Python outside the subset (an integer past int64, a complex literal) is reported
+// only where it is used, unlike a tokenizer error (errors/brackets_past_limit_in_unused_code).
+TEST(Tracer, ValidPythonOutsideTheSubsetInUnusedCodeDoesNotRefuseTheFile) {
+  const std::string unused = "\nBIG = 123456789012345678901234567890\nZ = 1j\n";
+  std::string d;
+  EXPECT_NE(Trace(VecKernel("T.copy(A, a)") + unused, &d), "") << d;
+  EXPECT_NE(
+      TraceError(VecKernel("T.copy(A, a)\nx = BIG") + unused).find("integer literal is too large"),
+      std::string::npos);
+}
+
 TEST(Tracer, IfFramesTraceAsIfStatements) {
   const std::string frames =
       "with T.If(cid > 0):\n"

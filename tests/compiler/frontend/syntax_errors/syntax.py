@@ -5,8 +5,6 @@ x = 1 2
 f() = 1
 # expected-error@+1:1: cannot assign to literal
 1 = x
-# expected-error@+1:15: slice steps are not supported
-y = a[1:2, 0:4:2]
 # expected-error@+1:12: parameter without a default follows
 def h(a=1, b):
     pass
@@ -26,8 +24,16 @@ if (n := 10) > 5:
     pass
 # expected-error@+1:5: await expressions are not supported
 x = await y
-# expected-error@+1:4: starred assignment targets are not supported
-a, *b = c
+# expected-error@+1:1: multiple starred expressions in assignment
+a, *b, *c = d
+# expected-error@+1:1: starred assignment target must be in a list or tuple
+*a = b
+# expected-error@+1:5: can't use starred expression here
+x = *a
+# expected-error@+1:6: iterable unpacking cannot be used in comprehension
+y = [*a for a in b]
+# expected-error@+1:6: cannot use starred expression here
+z = (*a)
 # expected-error@+1:1: illegal target for augmented assignment
 (a, b) += 1
 # expected-error@+1:8: expected a name
