@@ -60,6 +60,7 @@ FILE_LAYERS = [
     ("compiler/key.*", "key"),
     # compiler/frontend/CMakeLists.txt: tilejit_syntax is these; the rest is tilejit_frontend.
     ("compiler/frontend/ast*", "syntax"),
+    ("compiler/frontend/fstring.*", "syntax"),
     ("compiler/frontend/lexer*", "syntax"),
     ("compiler/frontend/parser*", "syntax"),
     ("compiler/frontend/string_literal.*", "syntax"),

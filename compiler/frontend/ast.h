@@ -47,12 +47,14 @@ enum class ExprKind : uint8_t {
   kTuple,
   kList,
   kDict,
-  kIfExp,         // body if test else orelse
-  kStarred,       // *value (call arguments, tuple and list displays and targets)
-  kLambda,        // lambda params: body (a one-statement function: see Expr::lambda)
-  kListComp,      // [elt for ... in ... if ...]
-  kDictComp,      // {key: value for ...}
-  kGeneratorExp,  // (elt for ...), or the sole argument of a call
+  kIfExp,           // body if test else orelse
+  kStarred,         // *value (call arguments, tuple and list displays and targets)
+  kLambda,          // lambda params: body (a one-statement function: see Expr::lambda)
+  kListComp,        // [elt for ... in ... if ...]
+  kDictComp,        // {key: value for ...}
+  kGeneratorExp,    // (elt for ...), or the sole argument of a call
+  kJoinedStr,       // an f-string (and literals joined to it): its pieces in elts
+  kFormattedValue,  // one {field} of an f-string
 };
 
 enum class BinOpKind : uint8_t {
@@ -106,8 +108,6 @@ struct Expr {
   int64_t int_value = 0;  // ints that fit in int64 (others are a diagnostic)
   double float_value = 0.0;
   std::string string_value;  // decoded (escapes processed, adjacent literals joined)
-  // kString from an f-string: string_value is the decoded template, its {fields} unevaluated.
-  bool fstring = false;
 
   // kBinOp / kUnaryOp / kBoolOp / kCompare operators
   BinOpKind bin_op = BinOpKind::kAdd;
@@ -116,14 +116,24 @@ struct Expr {
   std::vector<CmpOpKind> cmp_ops;  // kCompare: one per comparator
 
   // Children, by kind:
-  //   kBinOp: left, right          kUnaryOp: operand = left
-  //   kBoolOp: values in elts      kCompare: left, comparators in elts
-  //   kCall: func = left, args in elts, keywords   kAttribute: value = left
-  //   kSubscript: value = left, index = right      kSlice: lower = left, upper = right, step =
-  //   third (nullable) kTuple / kList: elts         kDict: keys in elts, values in values kIfExp:
-  //   test = left, body = right, orelse = third     kStarred: value = left kLambda: the function in
-  //   `lambda` kListComp / kGeneratorExp: elt = left   kDictComp: key = left, value = right; the
-  //   clauses in generators
+  //   kBinOp: left, right
+  //   kUnaryOp: operand = left
+  //   kBoolOp: values in elts
+  //   kCompare: left, comparators in elts
+  //   kCall: func = left, args in elts, keywords
+  //   kAttribute: value = left
+  //   kSubscript: value = left, index = right
+  //   kSlice: lower = left, upper = right, step = third (each nullable)
+  //   kTuple / kList: elts
+  //   kDict: keys in elts, values in values
+  //   kIfExp: test = left, body = right, orelse = third
+  //   kStarred: value = left
+  //   kLambda: the function in `lambda`
+  //   kListComp / kGeneratorExp: elt = left; the clauses in generators
+  //   kDictComp: key = left, value = right; the clauses in generators
+  //   kJoinedStr: pieces in elts, each a string kConstant or a kFormattedValue
+  //   kFormattedValue: value = left, format spec = right (a kJoinedStr; null: none), the
+  //     conversion ("r", "s", "a" or empty) in name
   ExprPtr left, right, third;
   std::vector<ExprPtr> elts;
   std::vector<ExprPtr> values;

@@ -10,10 +10,10 @@
 namespace tilejit::frontend {
 namespace {
 
-void AppendString(const Expr& e, std::string* out) {
-  if (e.fstring) out->push_back('f');
-  out->push_back('"');
-  for (unsigned char c : e.string_value) {
+// `text` escaped for a double-quoted literal; braces doubled in f-string text.
+void AppendEscaped(std::string_view text, bool fstring, std::string* out) {
+  for (unsigned char c : text) {
+    if (fstring && (c == '{' || c == '}')) out->push_back(static_cast<char>(c));
     switch (c) {
       case '\\':
         *out += "\\\\";
@@ -40,7 +40,39 @@ void AppendString(const Expr& e, std::string* out) {
         }
     }
   }
+}
+
+void AppendString(const Expr& e, std::string* out) {
   out->push_back('"');
+  AppendEscaped(e.string_value, false, out);
+  out->push_back('"');
+}
+
+void Append(const Expr& e, std::string* out);
+
+// The pieces of an f-string (or of a field's format spec) between its quotes.
+void AppendFStringPieces(const Expr& joined, std::string* out);
+
+// One `{value!conversion:spec}` field.
+void AppendField(const Expr& field, std::string* out) {
+  out->push_back('{');
+  Append(*field.left, out);
+  if (!field.name.empty()) *out += "!" + field.name;
+  if (field.right) {
+    out->push_back(':');
+    AppendFStringPieces(*field.right, out);
+  }
+  out->push_back('}');
+}
+
+void AppendFStringPieces(const Expr& joined, std::string* out) {
+  for (const ExprPtr& p : joined.elts) {
+    if (p->kind == ExprKind::kFormattedValue) {
+      AppendField(*p, out);
+    } else {
+      AppendEscaped(p->string_value, true, out);
+    }
+  }
 }
 
 void AppendFloat(double v, std::string* out) {
@@ -54,8 +86,6 @@ void AppendFloat(double v, std::string* out) {
   *out += s;
   if (s.find_first_of(".en") == std::string_view::npos) *out += ".0";
 }
-
-void Append(const Expr& e, std::string* out);
 
 void AppendList(const std::vector<ExprPtr>& elts, std::string* out) {
   for (size_t i = 0; i < elts.size(); ++i) {
@@ -215,6 +245,14 @@ void Append(const Expr& e, std::string* out) {
       *out += " else ";
       Append(*e.third, out);
       out->push_back(')');
+      return;
+    case ExprKind::kJoinedStr:
+      *out += "f\"";
+      AppendFStringPieces(e, out);
+      out->push_back('"');
+      return;
+    case ExprKind::kFormattedValue:  // normally printed by its kJoinedStr
+      AppendField(e, out);
       return;
     case ExprKind::kStarred:
       out->push_back('*');

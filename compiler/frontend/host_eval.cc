@@ -91,7 +91,12 @@ std::optional<Value> Evaluator::Eval(const Expr& e, const ScopePtr& scope) {
       diag_->Error(e.loc) << "a slice is only allowed inside a buffer subscript";
       return std::nullopt;
     case ExprKind::kStarred:
-      diag_->Error(e.loc) << "starred expressions are not supported here";
+      diag_->Error(e.loc) << "can't use starred expression here";
+      return std::nullopt;
+    case ExprKind::kJoinedStr:
+      return EvalJoinedStr(e, scope);
+    case ExprKind::kFormattedValue:  // only inside a kJoinedStr
+      diag_->Error(e.loc) << "an f-string field outside an f-string";
       return std::nullopt;
     case ExprKind::kLambda:
       return MakeFunction(*e.lambda, scope);

@@ -225,6 +225,8 @@ class Evaluator {
   // Subscripts and slices of host values (host_subscript.cc).
   std::optional<Value> EvalSubscript(const Expr& e, const ScopePtr& scope);
   std::optional<Value> SliceSequence(const Value& base, const Expr& slice, const ScopePtr& scope);
+  // An f-string's value (host_format.cc).
+  std::optional<Value> EvalJoinedStr(const Expr& e, const ScopePtr& scope);
   std::optional<Value> EvalContainer(const Expr& e, const ScopePtr& scope);
   // A dict of parallel `keys` and `vals`, later duplicates winning; nullopt when the budget
   // ran out comparing keys.

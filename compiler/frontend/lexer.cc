@@ -73,6 +73,16 @@ class Lexer : public ScanContext {
     out_ = out;
   }
 
+  // Starts at byte `begin`, located at `at`, inside an implicit bracket that never closes.
+  void StartInsideBrackets(size_t begin, SourceLoc at) {
+    pos = begin;
+    line = at.line;
+    line_begin = begin - (at.column - 1);
+    at_line_begin_ = false;
+    brackets_.push_back({'(', at});
+    implicit_bracket_ = true;
+  }
+
   void Run() {
     out_->tokens.reserve(src.size() / 3 + 16);
     while (true) {
@@ -190,6 +200,10 @@ class Lexer : public ScanContext {
 
   void Finish() {
     SourceLoc eof = Here();
+    if (implicit_bracket_) {
+      brackets_.erase(brackets_.begin());
+      line_has_tokens_ = false;  // no NEWLINE: the range is one expression
+    }
     if (!brackets_.empty()) {
       const Bracket& open = brackets_.back();
       char msg[64];
@@ -334,6 +348,7 @@ class Lexer : public ScanContext {
   };
 
   LexedFile* out_;
+  bool implicit_bracket_ = false;
   std::vector<uint32_t> indents_{0};
   std::vector<uint32_t> alt_indents_{0};
   std::vector<Bracket> brackets_;
@@ -346,7 +361,18 @@ class Lexer : public ScanContext {
 
 LexedFile Tokenize(const SourceManager& sources, uint32_t file_id) {
   LexedFile out;
-  Lexer lexer(sources.text(file_id), file_id, &out);
+  out.text = sources.text(file_id);
+  Lexer lexer(out.text, file_id, &out);
+  lexer.Run();
+  return out;
+}
+
+LexedFile TokenizeRange(std::string_view text, uint32_t file_id, size_t begin, size_t end,
+                        SourceLoc at) {
+  LexedFile out;
+  out.text = text;
+  Lexer lexer(text.substr(0, end), file_id, &out);
+  lexer.StartInsideBrackets(begin, at);
   lexer.Run();
   return out;
 }

@@ -44,9 +44,16 @@ struct LexError {
 struct LexedFile {
   std::vector<Token> tokens;  // never empty; the last one is kEndOfFile
   std::vector<LexError> errors;
+  std::string_view text;  // the whole file's text, which the tokens view
 };
 
 // Tokenizes file `file_id` of `sources`. REQUIRES: file_id is a registered id.
 LexedFile Tokenize(const SourceManager& sources, uint32_t file_id);
+
+// Tokenizes bytes [begin, end) of `text` (a file's whole text, as in LexedFile::text) as if
+// they were inside brackets: an f-string field's expression. No NEWLINE, INDENT or DEDENT
+// tokens; locations are the file's, `at` being that of byte `begin`.
+LexedFile TokenizeRange(std::string_view text, uint32_t file_id, size_t begin, size_t end,
+                        SourceLoc at);
 
 }  // namespace tilejit::frontend

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compiler/frontend/ast.h"
+#include "compiler/frontend/fstring.h"
 #include "compiler/frontend/lexer.h"
 #include "compiler/frontend/parser.h"
 
@@ -23,7 +24,8 @@ namespace tilejit::frontend {
 
 class Parser {
  public:
-  explicit Parser(const LexedFile& lexed) : toks_(lexed.tokens), lex_errors_(lexed.errors) {}
+  explicit Parser(const LexedFile& lexed)
+      : toks_(lexed.tokens), lex_errors_(lexed.errors), text_(lexed.text) {}
 
   // The whole token stream as a module (see parser.h for the recovery rules).
   Module ParseFile(uint32_t file_id);
@@ -102,6 +104,10 @@ class Parser {
   bool ParseCallArgs(Expr* call, uint32_t* height);
   ExprPtr ParseSubscript(ExprPtr value);
   ExprPtr ParseSliceItem();
+  // The kFormattedValue of f-string field `p` of string token `t`: its expression parsed
+  // from its bytes in the file (a parser of its own over them), and its format spec's
+  // fields, `depth` deep.
+  ExprPtr ParseFStringField(const Token& t, const FStringPiece& p, int depth);
   // `*value` where Python allows it (tuple and list displays, target lists), else one
   // test (or, for a target, an or-expression).
   ExprPtr ParseStarredItem(bool target);
@@ -121,6 +127,7 @@ class Parser {
 
   const std::vector<Token>& toks_;
   const std::vector<LexError>& lex_errors_;
+  std::string_view text_;  // the file's text, for f-string fields
   size_t pos_ = 0;
   SourceLoc prev_end_;
   bool failed_ = false;

@@ -2,6 +2,7 @@
 // Call arguments, subscripts with slices, and string-literal concatenation.
 #include <algorithm>
 
+#include "compiler/frontend/fstring.h"
 #include "compiler/frontend/parser_impl.h"
 #include "compiler/frontend/string_literal.h"
 
@@ -144,15 +145,24 @@ ExprPtr Parser::ParseSliceItem() {
 }
 
 ExprPtr Parser::ParseStrings() {
-  auto e = NewExpr(ExprKind::kConstant, Cur().loc);
-  e->constant_kind = ConstantKind::kString;
-  std::string error;
-  StringLiteral lit;
-  bool any_plain = false;
+  const SourceLoc loc = Cur().loc;
+  auto joined = NewExpr(ExprKind::kJoinedStr, loc);
+  std::string text;  // the literal text since the last field
+  auto flush = [&](std::vector<ExprPtr>* out) {
+    if (text.empty()) return;
+    auto c = NewExpr(ExprKind::kConstant, loc);
+    c->constant_kind = ConstantKind::kString;
+    c->string_value = std::move(text);
+    text.clear();
+    out->push_back(std::move(c));
+  };
+  bool any_fstring = false;
+  uint32_t height = 1;
   while (At(TokenKind::kString)) {
     const Token& t = Cur();
+    std::string error;
     size_t offset = 0;
-    lit.raw = lit.bytes = lit.fstring = false;
+    StringLiteral lit;
     if (!DecodeStringLiteral(t.text, &lit, &error, &offset)) {
       Fail(LocInToken(t, offset), error);
       return nullptr;
@@ -161,29 +171,77 @@ ExprPtr Parser::ParseStrings() {
       Fail(t.loc, "bytes literals are not supported");
       return nullptr;
     }
-    if (lit.fstring && !e->fstring && any_plain) {
-      // Earlier plain parts become template text: their braces must be doubled.
-      std::string doubled;
-      for (char c : e->string_value) {
-        doubled.push_back(c);
-        if (c == '{' || c == '}') doubled.push_back(c);
-      }
-      e->string_value = std::move(doubled);
-    }
-    if (!lit.fstring && e->fstring) {
-      for (char c : lit.value) {
-        e->string_value.push_back(c);
-        if (c == '{' || c == '}') e->string_value.push_back(c);
-      }
+    if (!lit.fstring) {
+      text += lit.value;
     } else {
-      e->string_value += lit.value;
+      any_fstring = true;
+      std::vector<FStringPiece> pieces;
+      if (!SplitFString(t.text, &pieces, &error, &offset)) {
+        Fail(LocInToken(t, offset), error);
+        return nullptr;
+      }
+      for (const FStringPiece& p : pieces) {
+        if (!p.is_field) {
+          text += p.text;
+          continue;
+        }
+        text += p.text;  // a `{x=}` field's own text
+        flush(&joined->elts);
+        ExprPtr field = ParseFStringField(t, p, 0);
+        if (!field) return nullptr;
+        height = std::max(height, last_height_);
+        joined->elts.push_back(std::move(field));
+      }
     }
-    e->fstring |= lit.fstring;
-    any_plain |= !lit.fstring;
     Advance();
   }
-  last_height_ = 1;
-  return e;
+  if (!any_fstring) {
+    auto c = NewExpr(ExprKind::kConstant, loc);
+    c->constant_kind = ConstantKind::kString;
+    c->string_value = std::move(text);
+    last_height_ = 1;
+    return c;
+  }
+  flush(&joined->elts);
+  if (!Grow(height + 1, loc)) return nullptr;
+  return joined;
+}
+
+ExprPtr Parser::ParseFStringField(const Token& t, const FStringPiece& p, int depth) {
+  const size_t token_offset = static_cast<size_t>(t.text.data() - text_.data());
+  const SourceLoc at = LocInToken(t, p.expr_begin);
+  LexedFile lexed =
+      TokenizeRange(text_, at.file_id, token_offset + p.expr_begin, token_offset + p.expr_end, at);
+  Parser sub(lexed);
+  sub.expr_nesting_ = expr_nesting_ + static_cast<uint32_t>(depth) + 1;  // nests in this one
+  ExprPtr value = sub.ParseLoneExpression();
+  if (!value) {
+    Fail(sub.error_loc(), sub.error_message());
+    return nullptr;
+  }
+  auto field = NewExpr(ExprKind::kFormattedValue, at);
+  field->left = std::move(value);
+  if (p.conversion != 0) field->name = std::string(1, p.conversion);
+  uint32_t height = sub.last_height_;
+  if (p.has_spec) {
+    auto spec = NewExpr(ExprKind::kJoinedStr, at);
+    for (const FStringPiece& s : p.spec) {
+      if (!s.is_field) {
+        auto c = NewExpr(ExprKind::kConstant, at);
+        c->constant_kind = ConstantKind::kString;
+        c->string_value = s.text;
+        spec->elts.push_back(std::move(c));
+        continue;
+      }
+      ExprPtr inner = ParseFStringField(t, s, depth + 1);
+      if (!inner) return nullptr;
+      height = std::max(height, last_height_);
+      spec->elts.push_back(std::move(inner));
+    }
+    field->right = std::move(spec);
+  }
+  if (!Grow(height + 2, at)) return nullptr;
+  return field;
 }
 
 }  // namespace tilejit::frontend

@@ -118,46 +118,63 @@ const char* DecodeEscape(std::string_view body, size_t* i, bool bytes, std::stri
 
 }  // namespace
 
-bool DecodeStringLiteral(std::string_view text, StringLiteral* out, std::string* error,
-                         size_t* error_offset) {
+bool FrameStringLiteral(std::string_view text, StringLiteral* flags, size_t* body_begin,
+                        size_t* body_size) {
   size_t q = 0;
   while (q < text.size() && text[q] != '\'' && text[q] != '"') {
     char c = static_cast<char>(text[q] | 0x20);
-    out->raw |= c == 'r';
-    out->bytes |= c == 'b';
-    out->fstring |= c == 'f';
+    flags->raw |= c == 'r';
+    flags->bytes |= c == 'b';
+    flags->fstring |= c == 'f';
     ++q;
   }
   const bool triple = text.size() >= q + 6 && text[q + 1] == text[q] && text[q + 2] == text[q];
   const size_t quote_len = triple ? 3 : 1;
-  if (text.size() < q + 2 * quote_len) {
-    *error = "malformed string literal";
-    *error_offset = 0;
-    return false;
-  }
-  std::string_view body = text.substr(q + quote_len, text.size() - q - 2 * quote_len);
-  out->value.clear();
-  out->value.reserve(body.size());
+  if (text.size() < q + 2 * quote_len) return false;
+  *body_begin = q + quote_len;
+  *body_size = text.size() - q - 2 * quote_len;
+  return true;
+}
+
+bool DecodeStringBody(std::string_view body, const StringLiteral& flags, std::string* out,
+                      std::string* error, size_t* error_offset) {
+  out->reserve(out->size() + body.size());
   for (size_t i = 0; i < body.size();) {
     char c = body[i];
     if (c == '\r' && i + 1 < body.size() && body[i + 1] == '\n') {
       ++i;  // newlines in triple-quoted literals are "\n", as Python normalises them
       continue;
     }
-    if (c != '\\' || out->raw || i + 1 >= body.size()) {
-      out->value.push_back(c);
+    if (c != '\\' || flags.raw || i + 1 >= body.size()) {
+      out->push_back(c);
       ++i;
       continue;
     }
     size_t at = i;
-    const char* msg = DecodeEscape(body, &i, out->bytes, &out->value);
+    const char* msg = DecodeEscape(body, &i, flags.bytes, out);
     if (*msg) {
       *error = msg;
-      *error_offset = q + quote_len + at;
+      *error_offset = at;
       return false;
     }
   }
   return true;
+}
+
+bool DecodeStringLiteral(std::string_view text, StringLiteral* out, std::string* error,
+                         size_t* error_offset) {
+  size_t begin = 0, size = 0;
+  if (!FrameStringLiteral(text, out, &begin, &size)) {
+    *error = "malformed string literal";
+    *error_offset = 0;
+    return false;
+  }
+  out->value.clear();
+  if (DecodeStringBody(text.substr(begin, size), *out, &out->value, error, error_offset)) {
+    return true;
+  }
+  *error_offset += begin;
+  return false;
 }
 
 }  // namespace tilejit::frontend

@@ -22,4 +22,14 @@ struct StringLiteral {
 bool DecodeStringLiteral(std::string_view text, StringLiteral* out, std::string* error,
                          size_t* error_offset);
 
+// The two halves of DecodeStringLiteral, for f-strings (fstring.h), whose literal parts are
+// decoded piece by piece. FrameStringLiteral sets the prefix flags in `flags` and where the
+// body between the quotes lies in `text`; false for a malformed token. DecodeStringBody
+// appends the decoded `body` to `*out`; on a bad escape, false with `*error_offset` its
+// offset in `body`.
+bool FrameStringLiteral(std::string_view text, StringLiteral* flags, size_t* body_begin,
+                        size_t* body_size);
+bool DecodeStringBody(std::string_view body, const StringLiteral& flags, std::string* out,
+                      std::string* error, size_t* error_offset);
+
 }  // namespace tilejit::frontend

@@ -224,6 +224,34 @@ namespace {
 // Python's float repr: the fewest digits that read back as the same double, in fixed notation
 // when the decimal exponent is in [-4, 16) (with at least one decimal: "10.0") and in
 // scientific notation otherwise ("1e+16", "1.5e-05").
+// Python's repr of a str: single quotes unless the text holds one and no double quote;
+// backslashes, the quote and control characters escaped.
+std::string StringRepr(const std::string& text) {
+  const char q =
+      text.find('\'') != std::string::npos && text.find('"') == std::string::npos ? '"' : '\'';
+  std::string out(1, q);
+  for (unsigned char c : text) {
+    if (c == '\\' || c == q) {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  out.push_back(q);
+  return out;
+}
+
 std::string FloatRepr(double d) {
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
   if (std::isnan(d)) return "nan";
@@ -251,7 +279,7 @@ std::string ScalarRepr(const Value& v) {
     case ValueKind::kFloat:
       return FloatRepr(v.f);
     case ValueKind::kString:
-      return "'" + v.text + "'";
+      return StringRepr(v.text);
     case ValueKind::kModule:
       return "<module '" + v.text + "'>";
     case ValueKind::kBuiltin:

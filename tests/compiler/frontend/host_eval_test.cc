@@ -458,6 +458,41 @@ TEST(HostEval, StarredItemsUnpackIntoDisplaysAndTargets) {
             std::string::npos);
 }
 
+// Expected values are CPython 3.11's for the same f-strings.
+TEST(HostEval, FStringFieldsAreEvaluatedAndFormattedAsPythonDoes) {
+  EXPECT_EQ(ReprOf("f\"{1 + 2}\""), "'3'");
+  EXPECT_EQ(ReprOf("f\"{'a'!r}\""), "\"'a'\"");
+  EXPECT_EQ(ReprOf("f\"{3.14159:.2f}\""), "'3.14'");
+  EXPECT_EQ(ReprOf("f\"{255:#x}\""), "'0xff'");
+  EXPECT_EQ(ReprOf("f\"{42:>6}\""), "'    42'");
+  EXPECT_EQ(ReprOf("f\"{'ab':^6}\""), "'  ab  '");
+  EXPECT_EQ(ReprOf("f\"{1234567:,}\""), "'1,234,567'");
+  EXPECT_EQ(ReprOf("f\"{0.125:%}\""), "'12.500000%'");
+  EXPECT_EQ(ReprOf("f\"{-5:05}\""), "'-0005'");
+  EXPECT_EQ(ReprOf("f\"{1/3:10.4}\""), "'    0.3333'");
+  EXPECT_EQ(ReprOf("f\"{2.5:e}\""), "'2.500000e+00'");
+  EXPECT_EQ(ReprOf("f\"{7:{3}}\""), "'  7'");
+  EXPECT_EQ(ReprOf("f\"{{x}} {1}\""), "'{x} 1'");
+  EXPECT_EQ(ReprOf("f\"{[1, 2]}\""), "'[1, 2]'");
+  EXPECT_EQ(ReprOf("f\"{True:d}\""), "'1'");
+  EXPECT_EQ(ReprOf("f\"a\" \"b{2}\""), "'ab{2}'");
+  EXPECT_EQ(ReprOf("f\"{10.0}\""), "'10.0'");
+  EXPECT_EQ(ReprOf("f\"{1==1}\""), "'True'");
+  std::string diags;
+  auto v = EvalName("x = 5\nA = f\"{x=} {x = }\"\n", "A", &diags);
+  ASSERT_TRUE(v) << diags;
+  EXPECT_EQ(Repr(*v), "'x=5 x = 5'");
+  EXPECT_NE(ReprOf("f\"{1.5:d}\"").find("Unknown format code 'd' for object of type 'float'"),
+            std::string::npos);
+  EXPECT_NE(ReprOf("f\"{3:.2d}\"").find("Precision not allowed in integer format specifier"),
+            std::string::npos);
+  EXPECT_NE(ReprOf("f\"{}\"").find("f-string: empty expression not allowed"), std::string::npos);
+  EXPECT_NE(ReprOf("f\"{1!x}\"").find("invalid conversion character"), std::string::npos);
+  EXPECT_NE(ReprOf("f\"a}\"").find("single '}' is not allowed"), std::string::npos);
+  EXPECT_NE(ReprOf("f\"{1:{2:{3}}}\"").find("nested too deeply"), std::string::npos);
+  EXPECT_NE(ReprOf("f\"{1:99999999}\"").find("not supported"), std::string::npos);
+}
+
 TEST(HostEval, FloatsPrintAsPythonsRepr) {
   EXPECT_EQ(ReprOf("10.0"), "10.0");
   EXPECT_EQ(ReprOf("1e16"), "1e+16");

@@ -51,7 +51,7 @@ FACTORIES = {  # name: (factory body, what the error must name, how many in the 
              "    s = str(d)\n", "--frontend-max-", 8),
     "recursion": ("    def f(n):\n        return f(n + 1)\n    s = f(0)\n",
                   "--frontend-max-call-depth", 8),
-    "nesting": (f"    s = {NESTED}\n", "nested too deeply", 6),
+    "nesting": (f"    s = {NESTED}\n", "too many nested parentheses", 6),
 }
 GRID = """import tilelang
 import tilelang.language as T
