@@ -84,7 +84,7 @@ class Lexer : public ScanContext {
   }
 
   void Run() {
-    out_->tokens.reserve(src.size() / 3 + 16);
+    out_->tokens.reserve((src.size() - pos) / 3 + 16);  // pos > 0 for an f-string field
     while (true) {
       if (at_line_begin_ && brackets_.empty() && !HandleIndentation()) continue;
       SkipBlanks();

@@ -491,6 +491,10 @@ TEST(HostEval, FStringFieldsAreEvaluatedAndFormattedAsPythonDoes) {
   EXPECT_NE(ReprOf("f\"a}\"").find("single '}' is not allowed"), std::string::npos);
   EXPECT_NE(ReprOf("f\"{1:{2:{3}}}\"").find("nested too deeply"), std::string::npos);
   EXPECT_NE(ReprOf("f\"{1:99999999}\"").find("not supported"), std::string::npos);
+  // A field's diagnostics point at its bytes in the file (X = f"ab{zz}": zz is column 10).
+  EXPECT_NE(ReprOf("f\"ab{zz}\"").find("m.py:3:10: error: name 'zz' is not defined"),
+            std::string::npos)
+      << ReprOf("f\"ab{zz}\"");
 }
 
 TEST(HostEval, FloatsPrintAsPythonsRepr) {
