@@ -108,6 +108,10 @@ class Parser {
   // from its bytes in the file (a parser of its own over them), and its format spec's
   // fields, `depth` deep.
   ExprPtr ParseFStringField(const Token& t, const FStringPiece& p, int depth);
+  // Appends `pieces` of string token `t` to `joined` (a kJoinedStr): literal text merged
+  // into a trailing constant, fields parsed; raises `*height` to the tallest field's.
+  bool AppendFStringPieces(const Token& t, const std::vector<FStringPiece>& pieces, int depth,
+                           Expr* joined, uint32_t* height);
   // `*value` where Python allows it (tuple and list displays, target lists), else one
   // test (or, for a target, an or-expression).
   ExprPtr ParseStarredItem(bool target);

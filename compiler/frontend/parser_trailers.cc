@@ -11,6 +11,13 @@ namespace {
 
 ExprPtr NewExpr(ExprKind kind, SourceLoc loc) { return std::make_unique<Expr>(kind, loc); }
 
+ExprPtr StringConstant(std::string text, SourceLoc loc) {
+  auto c = NewExpr(ExprKind::kConstant, loc);
+  c->constant_kind = ConstantKind::kString;
+  c->string_value = std::move(text);
+  return c;
+}
+
 // Maps the location of byte `offset` inside token `t` (which may span lines).
 SourceLoc LocInToken(const Token& t, size_t offset) {
   SourceLoc loc = t.loc;
@@ -147,15 +154,6 @@ ExprPtr Parser::ParseSliceItem() {
 ExprPtr Parser::ParseStrings() {
   const SourceLoc loc = Cur().loc;
   auto joined = NewExpr(ExprKind::kJoinedStr, loc);
-  std::string text;  // the literal text since the last field
-  auto flush = [&](std::vector<ExprPtr>* out) {
-    if (text.empty()) return;
-    auto c = NewExpr(ExprKind::kConstant, loc);
-    c->constant_kind = ConstantKind::kString;
-    c->string_value = std::move(text);
-    text.clear();
-    out->push_back(std::move(c));
-  };
   bool any_fstring = false;
   uint32_t height = 1;
   while (At(TokenKind::kString)) {
@@ -171,40 +169,43 @@ ExprPtr Parser::ParseStrings() {
       Fail(t.loc, "bytes literals are not supported");
       return nullptr;
     }
+    std::vector<FStringPiece> pieces;
     if (!lit.fstring) {
-      text += lit.value;
-    } else {
-      any_fstring = true;
-      std::vector<FStringPiece> pieces;
-      if (!SplitFString(t.text, &pieces, &error, &offset)) {
-        Fail(LocInToken(t, offset), error);
-        return nullptr;
-      }
-      for (const FStringPiece& p : pieces) {
-        if (!p.is_field) {
-          text += p.text;
-          continue;
-        }
-        text += p.text;  // a `{x=}` field's own text
-        flush(&joined->elts);
-        ExprPtr field = ParseFStringField(t, p, 0);
-        if (!field) return nullptr;
-        height = std::max(height, last_height_);
-        joined->elts.push_back(std::move(field));
-      }
+      pieces.emplace_back().text = std::move(lit.value);
+    } else if (!SplitFString(t.text, &pieces, &error, &offset)) {
+      Fail(LocInToken(t, offset), error);
+      return nullptr;
     }
+    any_fstring |= lit.fstring;
+    if (!AppendFStringPieces(t, pieces, 0, joined.get(), &height)) return nullptr;
     Advance();
   }
-  if (!any_fstring) {
-    auto c = NewExpr(ExprKind::kConstant, loc);
-    c->constant_kind = ConstantKind::kString;
-    c->string_value = std::move(text);
+  if (!any_fstring) {  // plain literals joined: one constant (AppendFStringPieces made it)
     last_height_ = 1;
-    return c;
+    return joined->elts.empty() ? StringConstant("", loc) : std::move(joined->elts[0]);
   }
-  flush(&joined->elts);
   if (!Grow(height + 1, loc)) return nullptr;
   return joined;
+}
+
+bool Parser::AppendFStringPieces(const Token& t, const std::vector<FStringPiece>& pieces, int depth,
+                                 Expr* joined, uint32_t* height) {
+  for (const FStringPiece& p : pieces) {
+    if (!p.text.empty()) {  // literal text, or a `{x=}` field's own text
+      std::vector<ExprPtr>& elts = joined->elts;
+      if (!elts.empty() && elts.back()->kind == ExprKind::kConstant) {
+        elts.back()->string_value += p.text;
+      } else {
+        elts.push_back(StringConstant(p.text, joined->loc));
+      }
+    }
+    if (!p.is_field) continue;
+    ExprPtr field = ParseFStringField(t, p, depth);
+    if (!field) return false;
+    *height = std::max(*height, last_height_);
+    joined->elts.push_back(std::move(field));
+  }
+  return true;
 }
 
 ExprPtr Parser::ParseFStringField(const Token& t, const FStringPiece& p, int depth) {
@@ -224,21 +225,8 @@ ExprPtr Parser::ParseFStringField(const Token& t, const FStringPiece& p, int dep
   if (p.conversion != 0) field->name = std::string(1, p.conversion);
   uint32_t height = sub.last_height_;
   if (p.has_spec) {
-    auto spec = NewExpr(ExprKind::kJoinedStr, at);
-    for (const FStringPiece& s : p.spec) {
-      if (!s.is_field) {
-        auto c = NewExpr(ExprKind::kConstant, at);
-        c->constant_kind = ConstantKind::kString;
-        c->string_value = s.text;
-        spec->elts.push_back(std::move(c));
-        continue;
-      }
-      ExprPtr inner = ParseFStringField(t, s, depth + 1);
-      if (!inner) return nullptr;
-      height = std::max(height, last_height_);
-      spec->elts.push_back(std::move(inner));
-    }
-    field->right = std::move(spec);
+    field->right = NewExpr(ExprKind::kJoinedStr, at);
+    if (!AppendFStringPieces(t, p.spec, depth + 1, field->right.get(), &height)) return nullptr;
   }
   if (!Grow(height + 2, at)) return nullptr;
   return field;
