@@ -10,6 +10,14 @@ namespace {
 constexpr std::string_view kMetadataBlob = "metadata.json";
 constexpr size_t kMaxDecoded = 4096;  // bound on the decoded-record map
 
+// SQLite first, then the shared tier: a Redis hit is backfilled into SQLite (and memory), so
+// the node serves it locally from then on.
+std::vector<cache::Store*> Tiers(cache::SqliteStore* sqlite, cache::RedisStore* redis) {
+  std::vector<cache::Store*> tiers{sqlite};
+  if (redis != nullptr) tiers.push_back(redis);
+  return tiers;
+}
+
 }  // namespace
 
 std::string DefaultCachePath() {
@@ -19,14 +27,30 @@ std::string DefaultCachePath() {
   return std::string(home != nullptr ? home : ".") + "/.cache/tilejit/kernels.sqlite";
 }
 
+std::optional<std::string_view> NetworkFileSystemName(int64_t magic) {
+  // The f_type values of linux/magic.h (and the FUSE and Lustre ones it does not list).
+  static constexpr std::pair<int64_t, std::string_view> kNetworkFileSystems[] = {
+      {0x6969, "nfs"},        {0xFF534D42, "cifs"}, {0xFE534D42, "smb2"}, {0x517B, "smb"},
+      {0x01021997, "9p"},     {0x00C36400, "ceph"}, {0x5346414F, "afs"},  {0x65735546, "fuse"},
+      {0x0BD00BD0, "lustre"}, {0x47504653, "gpfs"}, {0x01161970, "gfs2"}, {0x7461636F, "ocfs2"},
+  };
+  for (const auto& [value, name] : kNetworkFileSystems) {
+    if (value == magic) return name;
+  }
+  return std::nullopt;
+}
+
 CacheKernelStore::CacheKernelStore(std::unique_ptr<cache::SqliteStore> sqlite,
+                                   std::unique_ptr<cache::RedisStore> redis,
                                    const CacheStoreOptions& options)
     : sqlite_(std::move(sqlite)),
+      redis_(std::move(redis)),
       tiered_(cache::TieredCacheOptions{options.memory_bytes, options.ttl_ms, {}},
-              {sqlite_.get()}) {}
+              Tiers(sqlite_.get(), redis_.get())) {}
 
-Result<std::unique_ptr<CacheKernelStore>> CacheKernelStore::Open(const CacheStoreOptions& options,
-                                                                 std::string* open_report) {
+Result<std::unique_ptr<CacheKernelStore>> CacheKernelStore::Open(
+    const CacheStoreOptions& options, std::string* open_report,
+    std::unique_ptr<cache::RedisStore> redis) {
   cache::SqliteStoreOptions so;
   so.path = options.path;
   so.max_bytes = options.max_bytes;
@@ -34,7 +58,8 @@ Result<std::unique_ptr<CacheKernelStore>> CacheKernelStore::Open(const CacheStor
   TILEJIT_ASSIGN_OR_RETURN(std::unique_ptr<cache::SqliteStore> sqlite,
                            cache::SqliteStore::Open(so));
   if (open_report != nullptr) *open_report = sqlite->open_report().ToString();
-  return std::unique_ptr<CacheKernelStore>(new CacheKernelStore(std::move(sqlite), options));
+  return std::unique_ptr<CacheKernelStore>(
+      new CacheKernelStore(std::move(sqlite), std::move(redis), options));
 }
 
 Result<std::shared_ptr<const KernelRecord>> CacheKernelStore::Decode(
@@ -108,6 +133,17 @@ StoreStats CacheKernelStore::Stats() {
     s.write_failures = sq->write_failures;
   }
   s.quarantined = sqlite_->open_report().quarantined ? 1 : 0;
+  if (redis_ != nullptr) {
+    const cache::RedisStoreStats r = redis_->Stats();
+    s.shared_tier = {{"misses", r.misses},
+                     {"puts", r.puts},
+                     {"signature_failures", r.signature_failures},
+                     {"malformed", r.malformed},
+                     {"errors", r.client.errors},
+                     {"timeouts", r.client.timeouts},
+                     {"breaker_opens", r.client.breaker.opens}};
+    s.shared_tier_breaker = std::string(cache::BreakerStateName(r.client.breaker.state));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   s.corruptions += undecodable_;
   return s;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // CacheKernelStore: the daemon's KernelStore over the kernel cache library (cache/): an
-// in-process memory tier over the SQLite store, write-through, SHA-256-verified reads.
+// in-process memory tier over the SQLite store, and optionally over the cluster's shared Redis
+// tier below it (read-through with backfill, write-through), SHA-256-verified reads.
 // Each entry holds the kernel binary plus a "metadata.json" side blob (canonical
 // KernelMetadata JSON), so a hit answers exactly like a miss without decoding the ELF.
 //
@@ -9,9 +10,11 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "cache/redis_store.h"
 #include "cache/sqlite_store.h"
 #include "cache/tiered_cache.h"
 #include "server/kernel_store.h"
@@ -28,9 +31,11 @@ struct CacheStoreOptions {
 class CacheKernelStore final : public KernelStore {
  public:
   // Opens (creating, migrating or quarantining) the SQLite file; `open_report` receives the
-  // store's one-line account of what it found, for the daemon's log.
-  static Result<std::unique_ptr<CacheKernelStore>> Open(const CacheStoreOptions& options,
-                                                        std::string* open_report);
+  // store's one-line account of what it found, for the daemon's log. `redis`, when given, is
+  // the shared tier below SQLite (owned from here on).
+  static Result<std::unique_ptr<CacheKernelStore>> Open(
+      const CacheStoreOptions& options, std::string* open_report,
+      std::unique_ptr<cache::RedisStore> redis = nullptr);
 
   Result<StoreHit> Get(std::string_view key) override;
   Status Put(std::shared_ptr<const KernelRecord> kernel) override;
@@ -41,10 +46,12 @@ class CacheKernelStore final : public KernelStore {
   StoreStats Stats() override;
 
  private:
-  CacheKernelStore(std::unique_ptr<cache::SqliteStore> sqlite, const CacheStoreOptions& options);
+  CacheKernelStore(std::unique_ptr<cache::SqliteStore> sqlite,
+                   std::unique_ptr<cache::RedisStore> redis, const CacheStoreOptions& options);
   Result<std::shared_ptr<const KernelRecord>> Decode(const std::shared_ptr<const cache::Entry>& e);
 
   std::unique_ptr<cache::SqliteStore> sqlite_;
+  std::unique_ptr<cache::RedisStore> redis_;  // may be null
   cache::TieredCache tiered_;
   // Decoded records by key, valid while the cache hands out the same Entry object: a memory
   // hit then costs no metadata parse.
@@ -59,5 +66,9 @@ class CacheKernelStore final : public KernelStore {
 
 // $XDG_CACHE_HOME/tilejit/kernels.sqlite, else ~/.cache/tilejit/kernels.sqlite.
 std::string DefaultCachePath();
+
+// The name of the network file system whose statfs(2) f_type is `magic` ("nfs", "cifs", ...),
+// or nullopt for a local one. SQLite's WAL is unsafe on the former.
+std::optional<std::string_view> NetworkFileSystemName(int64_t magic);
 
 }  // namespace tilejit::server

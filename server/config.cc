@@ -105,6 +105,26 @@ std::vector<Setting> Settings() {
       Row("tls-client-ca",
           "PEM CA certificates: clients must present a certificate they signed (mTLS)",
           &C::tls_client_ca),
+      Row("redis",
+          "Shared Redis tier redis://HOST[:PORT][/DB] below the SQLite cache (plaintext: a "
+          "trusted network only; needs --cluster-key-file)",
+          &C::redis),
+      Row("redis-password-file", "File holding the Redis AUTH password", &C::redis_password_file),
+      Row("cluster-key-file",
+          "Cluster keys signing the shared tier: lines of 64-128 hex digits, the first current, "
+          "the others still accepted (rotation)",
+          &C::cluster_key_file),
+      Row("redis-timeout-ms", "Timeout of each Redis connect and command (fail open past it)",
+          &C::redis_timeout_ms),
+      Row("redis-breaker-cooldown-ms",
+          "After 3 failed Redis calls in a row, how long the tier is skipped before a probe",
+          &C::redis_breaker_cooldown_ms),
+      Row("redis-ttl-seconds", "Lifetime of an entry in the Redis tier (0: none)",
+          &C::redis_ttl_seconds),
+      Row("redis-lease-ms",
+          "Cluster single-flight lease TTL, renewed while compiling; a dead holder's lease "
+          "lapses after it",
+          &C::redis_lease_ms),
       Row("frontend-max-steps",
           "Steps a kernel factory may take (statements, loop iterations, calls, elements walked)",
           &C::frontend_max_steps),
@@ -173,6 +193,34 @@ Status ValidateSecurity(const DaemonConfig& c) {
   return Status::Ok();
 }
 
+Status ValidateRedis(const DaemonConfig& c) {
+  if (c.redis.empty()) {
+    if (!c.cluster_key_file.empty() || !c.redis_password_file.empty()) {
+      return InvalidArgument("--cluster-key-file and --redis-password-file need --redis");
+    }
+    return Status::Ok();
+  }
+  if (c.cluster_key_file.empty()) {
+    return InvalidArgument(
+        "--redis needs --cluster-key-file: the shared tier serves only entries signed with the "
+        "cluster's key (create one with: openssl rand -hex 32 > FILE)");
+  }
+  if (c.memory_only) return InvalidArgument("--redis is a tier below SQLite; drop --memory-only");
+  if (c.redis_timeout_ms < 1 || c.redis_timeout_ms > 60'000) {
+    return InvalidArgument("--redis-timeout-ms must be 1..60000");
+  }
+  if (c.redis_breaker_cooldown_ms < 1 || c.redis_breaker_cooldown_ms > 3'600'000) {
+    return InvalidArgument("--redis-breaker-cooldown-ms must be 1..3600000");
+  }
+  if (c.redis_lease_ms < 30 || c.redis_lease_ms > 86'400'000) {
+    return InvalidArgument("--redis-lease-ms must be 30..86400000");
+  }
+  if (c.redis_ttl_seconds < 0 || c.redis_ttl_seconds > (int64_t{1} << 40)) {
+    return InvalidArgument("--redis-ttl-seconds must be 0..2^40");
+  }
+  return Status::Ok();
+}
+
 Status Validate(const DaemonConfig& c) {
   if (c.workers < 1 || c.workers > 256) return InvalidArgument("--workers must be 1..256");
   if (c.queue_capacity > 1'000'000) return InvalidArgument("--queue-capacity is too large");
@@ -205,6 +253,7 @@ Status Validate(const DaemonConfig& c) {
     return InvalidArgument(
         "--max-launch-seconds, --compile-max-seconds and --max-calls-per-caller must be positive");
   }
+  TILEJIT_RETURN_IF_ERROR(ValidateRedis(c));
   return ValidateSecurity(c);
 }
 

@@ -11,6 +11,9 @@
 // daemon listens only on a loopback address or a Unix socket, unless --insecure-listen says
 // that anyone who can reach the port may use it.
 //
+// Cluster (issue 17): --redis adds the shared tier below SQLite and cluster-wide single-flight;
+// it needs --cluster-key-file.
+//
 // Plain value type; parsing is a pure function of its inputs (and of $XDG_CACHE_HOME/$HOME
 // for the default cache path).
 #pragma once
@@ -60,6 +63,15 @@ struct DaemonConfig {
   std::string tls_cert;            // PEM certificate chain; with tls_key, TLS is on
   std::string tls_key;             // PEM private key of tls_cert
   std::string tls_client_ca;       // PEM CA certificates; clients must present a cert it signed
+  // The shared Redis tier (issue 17; docs/redis_tier.md): off when `redis` is empty; then
+  // `cluster_key_file` is required.
+  std::string redis;                // redis://HOST[:PORT][/DB]
+  std::string redis_password_file;  // AUTH password; empty: none
+  std::string cluster_key_file;     // cache::ClusterKeyRing's file
+  int redis_timeout_ms = 250;       // connect and command timeout
+  int64_t redis_breaker_cooldown_ms = 5000;
+  int64_t redis_ttl_seconds = 7 * 24 * 3600;
+  int64_t redis_lease_ms = 30'000;
   // frontend::HostLimits with its defaults (config_test checks they agree; this library does
   // not depend on the frontend).
   uint64_t frontend_max_steps = 50'000'000;

@@ -226,6 +226,18 @@ grpc::Status TileJitGrpcService::Stats(grpc::ServerContext* ctx, const v1::Stats
   response->set_queue_depth(s.queue_depth);
   response->set_memo_entries(s.memo_entries);
   response->set_compiler_fingerprint(core_->fingerprint());
+  for (const auto& [name, n] : s.store.shared_tier) (*response->mutable_shared_tier())[name] = n;
+  response->set_shared_tier_breaker(s.store.shared_tier_breaker);
+  if (!s.store.shared_tier.empty()) {
+    auto& cluster = *response->mutable_cluster();
+    cluster["leases"] = s.cluster_leads;
+    cluster["lease_waits"] = s.cluster_waits;
+    cluster["remote_kernels"] = s.cluster_remote_kernels;
+    cluster["remote_errors"] = s.cluster_remote_errors;
+    cluster["takeovers"] = s.cluster_takeovers;
+    cluster["unavailable"] = s.cluster_unavailable;
+    cluster["leases_lost"] = s.cluster_leases_lost;
+  }
   return grpc::Status::OK;
 }
 

@@ -48,6 +48,11 @@ struct StoreStats {
   uint64_t corruptions = 0;
   uint64_t write_failures = 0;
   uint64_t quarantined = 0;  // corrupt database files moved aside when the store opened
+  // The shared tier below the local ones (empty without one): its counters by name
+  // ("misses", "puts", "signature_failures", "malformed", "errors", "timeouts",
+  // "breaker_opens") and its circuit breaker's state ("closed", "open", "half-open").
+  std::vector<std::pair<std::string, uint64_t>> shared_tier;
+  std::string shared_tier_breaker;
 };
 
 class KernelStore {

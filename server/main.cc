@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +25,8 @@
 #include <iostream>
 #include <memory>
 
+#include "cache/cluster_key.h"
+#include "cache/redis_store.h"
 #include "runner/sim/sim_device.h"
 #include "server/auth.h"
 #include "server/cache_store.h"
@@ -31,21 +34,84 @@
 #include "server/config.h"
 #include "server/grpc_server.h"
 #include "server/metrics_http.h"
+#include "server/redis_cluster.h"
 #include "server/service.h"
 
 namespace tilejit::server {
 namespace {
 
-Result<std::unique_ptr<KernelStore>> OpenStore(const DaemonConfig& config) {
+// The shared tier (--redis): the Redis store below SQLite and the cluster's leases, sharing one
+// client (pool and breaker). Both null without --redis. Nothing connects yet: a node starts and
+// serves locally while Redis is down.
+struct SharedTier {
+  std::unique_ptr<cache::RedisStore> store;
+  std::unique_ptr<RedisClusterFlights> flights;
+};
+
+Result<SharedTier> OpenSharedTier(const DaemonConfig& c) {
+  if (c.redis.empty()) return SharedTier{};
+  bool readable_by_others = false;
+  Result<cache::ClusterKeyRing> ring =
+      cache::ClusterKeyRing::LoadFile(c.cluster_key_file, &readable_by_others);
+  if (!ring.ok()) return InvalidArgument("--cluster-key-file: " + ring.status().message());
+  if (readable_by_others) {
+    spdlog::warn(
+        "--cluster-key-file {} is readable by group or others: whoever reads it can "
+        "sign kernels for the whole cluster (chmod 600 it)",
+        c.cluster_key_file);
+  }
+  auto keys = std::make_shared<const cache::ClusterKeyRing>(std::move(ring).value());
+  cache::RedisStoreOptions options;
+  options.client.url = c.redis;
+  options.client.password_file = c.redis_password_file;
+  options.client.connect_timeout_ms = c.redis_timeout_ms;
+  options.client.command_timeout_ms = c.redis_timeout_ms;
+  options.client.breaker.cooldown_ms = c.redis_breaker_cooldown_ms;
+  options.keys = keys;
+  options.ttl_ms = c.redis_ttl_seconds * 1000;
+  Result<std::unique_ptr<cache::RedisStore>> store = cache::RedisStore::Open(options);
+  if (!store.ok()) return InvalidArgument("--redis: " + store.status().message());
+  RedisClusterOptions cluster;
+  cluster.lease_ms = c.redis_lease_ms;
+  cluster.error_ttl_ms = std::max<int64_t>(1, c.error_ttl_ms);
+  TILEJIT_ASSIGN_OR_RETURN(std::unique_ptr<RedisClusterFlights> flights,
+                           RedisClusterFlights::Create((*store)->client(), keys, cluster));
+  spdlog::info(
+      "shared tier: redis {} (plaintext, entries signed with cluster key {}, {} "
+      "previous keys accepted; lease {} ms; timeout {} ms)",
+      (*store)->client()->endpoint().ToString(), cache::ClusterKeyIdHex(keys->current_id()),
+      keys->size() - 1, c.redis_lease_ms, c.redis_timeout_ms);
+  return SharedTier{std::move(store).value(), std::move(flights)};
+}
+
+// SQLite's WAL needs shared memory between the processes using the file, which network file
+// systems do not give: two nodes on one NFS cache path can corrupt it.
+void WarnIfNetworkFileSystem(const std::string& cache_path) {
+  const size_t slash = cache_path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : cache_path.substr(0, slash + 1);
+  struct statfs fs {};
+  if (statfs(dir.c_str(), &fs) != 0) return;
+  if (std::optional<std::string_view> name = NetworkFileSystemName(fs.f_type)) {
+    spdlog::warn(
+        "the kernel cache {} is on a network file system ({}), where SQLite's WAL is "
+        "unsafe; give --cache-path a file on a local disk (share kernels across nodes "
+        "with --redis instead)",
+        cache_path, *name);
+  }
+}
+
+Result<std::unique_ptr<KernelStore>> OpenStore(const DaemonConfig& config,
+                                               std::unique_ptr<cache::RedisStore> redis) {
   if (config.memory_only) return std::unique_ptr<KernelStore>(new MemoryKernelStore());
   CacheStoreOptions options;
   options.path = config.cache_path.empty() ? DefaultCachePath() : config.cache_path;
   options.max_bytes = config.cache_max_bytes;
   options.ttl_ms = config.cache_ttl_seconds * 1000;
   options.memory_bytes = config.memory_cache_bytes;
+  WarnIfNetworkFileSystem(options.path);
   std::string report;
   TILEJIT_ASSIGN_OR_RETURN(std::unique_ptr<CacheKernelStore> store,
-                           CacheKernelStore::Open(options, &report));
+                           CacheKernelStore::Open(options, &report, std::move(redis)));
   if (report.starts_with("CORRUPT")) {
     spdlog::error("kernel cache: {}", report);
   } else {
@@ -173,13 +239,20 @@ int Run(const DaemonConfig& config, const sigset_t& signals) {
     spdlog::critical("--auth-tokens: {}", tokens.status().message());
     return 1;
   }
-  Result<std::unique_ptr<KernelStore>> store = OpenStore(config);
+  Result<SharedTier> shared = OpenSharedTier(config);
+  if (!shared.ok()) {
+    spdlog::critical("{}", shared.status().message());
+    return 1;
+  }
+  const cache::RedisStore* redis = shared->store.get();
+  Result<std::unique_ptr<KernelStore>> store = OpenStore(config, std::move(shared->store));
   if (!store.ok()) {
     spdlog::critical("cannot open the kernel cache: {}", store.status().ToString());
     return 1;
   }
   CompileService core(ToServiceOptions(config), NewCompilerBackend(), std::move(store).value(),
-                      runner::sim::SimDeviceFactory());
+                      runner::sim::SimDeviceFactory(), std::move(shared->flights));
+  if (redis != nullptr) RegisterRedisMetrics(&core.metrics(), redis);
   GrpcServerOptions grpc_options;
   grpc_options.address = config.listen;
   grpc_options.max_message_bytes = config.max_message_bytes;

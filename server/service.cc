@@ -87,10 +87,12 @@ struct CompileService::Timer {
 };
 
 CompileService::CompileService(ServiceOptions options, std::unique_ptr<CompilerBackend> backend,
-                               std::unique_ptr<KernelStore> store, runner::DeviceFactory devices)
+                               std::unique_ptr<KernelStore> store, runner::DeviceFactory devices,
+                               std::unique_ptr<ClusterFlights> cluster)
     : options_(options),
       backend_(std::move(backend)),
       store_(std::move(store)),
+      cluster_(std::move(cluster)),
       memo_(options.memo_capacity),
       errors_(options.error_ttl_ms, options.memo_capacity),
       pool_(options.workers < 1 ? 1 : options.workers, options.queue_capacity),
@@ -259,7 +261,8 @@ class CompileService::CompileRun {
       SetCompileError(r.status, reply_.diagnostics);
       return Finish();
     }
-    reply_.tier = joined.leader ? "compiled" : "joined";
+    // A leader whose kernel another node compiled reports the tier it came through.
+    reply_.tier = !joined.leader ? "joined" : r.tier.empty() ? "compiled" : r.tier;
     FillKernel(*r.kernel);
     return std::move(reply_);
   }
@@ -445,6 +448,48 @@ FlightResult CompileService::RunLower(const SpecializeOutcome& specialized,
     r.status = DeadlineExceeded("every caller gave up while the compile was queued; not compiled");
     return r;
   }
+  // Held until this function returns, after the Put: a node waiting for the key then finds
+  // the kernel (or the shared error) as soon as it can take the lease.
+  std::unique_ptr<ClusterLease> lease;
+  if (cluster_ != nullptr) {
+    const SteadyTime wait_start = std::chrono::steady_clock::now();
+    ClusterTurn turn = AwaitClusterTurn(specialized.key, flight);
+    r.queue_millis += MillisSince(wait_start);
+    if (turn.done) {
+      turn.done->queue_millis = r.queue_millis;
+      return std::move(*turn.done);
+    }
+    lease = std::move(turn.lease);
+  }
+  const SteadyTime t0 = std::chrono::steady_clock::now();
+  LowerOutcome lowered = LowerTimed(specialized, flight);
+  r.backend_millis = MillisSince(t0);
+  r.diagnostics = std::move(lowered.diagnostics);
+  r.passes = std::move(lowered.passes);
+  if (!lowered.status.ok()) {
+    if (lease != nullptr && lowered.status.code() == StatusCode::kCompileError) {
+      lease->ShareError({lowered.status.message(), r.diagnostics});
+    }
+    r.status = lowered.status;
+    return r;
+  }
+  auto kernel = std::make_shared<KernelRecord>();
+  kernel->key = specialized.key;
+  kernel->binary.assign(lowered.binary.begin(), lowered.binary.end());
+  kernel->metadata = std::move(lowered.metadata);
+  // Published before the flight finishes, so a request arriving after the flight is gone
+  // finds the kernel in the store instead of compiling it again.
+  const SteadyTime put_start = std::chrono::steady_clock::now();
+  Status put = store_->Put(kernel);
+  phase_seconds_->With({"store_put"}).Observe(MillisSince(put_start) / 1000.0);
+  if (!put.ok()) spdlog::warn("cache put key={} failed: {}", kernel->key, put.ToString());
+  r.kernel = std::move(kernel);
+  return r;
+}
+
+// One back-end run, stopped when nobody waits for it any more or at the daemon's time limit.
+LowerOutcome CompileService::LowerTimed(const SpecializeOutcome& specialized,
+                                        const std::shared_ptr<Flight>& flight) {
   backend_runs_->Inc();
   const SteadyTime t0 = std::chrono::steady_clock::now();
   if (options_.test_backend_delay_ms > 0) {  // counted as back-end time: a slow back end
@@ -470,26 +515,8 @@ FlightResult CompileService::RunLower(const SpecializeOutcome& specialized,
   } catch (const std::exception& e) {
     lowered.status = Internal(std::string("back end failed: ") + e.what());
   }
-  r.backend_millis = MillisSince(t0);
   if (lowered.status.code() == StatusCode::kCancelled) stopped_compiles_->Inc();
-  r.diagnostics = std::move(lowered.diagnostics);
-  r.passes = std::move(lowered.passes);
-  if (!lowered.status.ok()) {
-    r.status = lowered.status;
-    return r;
-  }
-  auto kernel = std::make_shared<KernelRecord>();
-  kernel->key = specialized.key;
-  kernel->binary.assign(lowered.binary.begin(), lowered.binary.end());
-  kernel->metadata = std::move(lowered.metadata);
-  // Published before the flight finishes, so a request arriving after the flight is gone
-  // finds the kernel in the store instead of compiling it again.
-  const SteadyTime put_start = std::chrono::steady_clock::now();
-  Status put = store_->Put(kernel);
-  phase_seconds_->With({"store_put"}).Observe(MillisSince(put_start) / 1000.0);
-  if (!put.ok()) spdlog::warn("cache put key={} failed: {}", kernel->key, put.ToString());
-  r.kernel = std::move(kernel);
-  return r;
+  return lowered;
 }
 
 void CompileService::CountRequest(std::string_view method, const Status& status) {

@@ -34,6 +34,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -47,6 +48,7 @@
 #include "runner/npy.h"
 #include "server/admission.h"
 #include "server/backend.h"
+#include "server/cluster.h"
 #include "server/handoff.h"
 #include "server/kernel_store.h"
 #include "server/memo.h"
@@ -176,13 +178,24 @@ struct ServiceStats {
   uint64_t single_flight_joins = 0;
   uint64_t queue_depth = 0;
   uint64_t memo_entries = 0;
+  // Cluster single-flight (zero without ClusterFlights): leases taken, compiles waited for
+  // on another node, and how those waits ended.
+  uint64_t cluster_leads = 0;
+  uint64_t cluster_waits = 0;
+  uint64_t cluster_remote_kernels = 0;
+  uint64_t cluster_remote_errors = 0;
+  uint64_t cluster_takeovers = 0;
+  uint64_t cluster_unavailable = 0;
+  uint64_t cluster_leases_lost = 0;
 };
 
 class CompileService {
  public:
-  // REQUIRES: `devices` is not empty.
+  // REQUIRES: `devices` is not empty. `cluster` (optional) makes compiles single-flight across
+  // the nodes sharing the store's shared tier (cluster.h).
   CompileService(ServiceOptions options, std::unique_ptr<CompilerBackend> backend,
-                 std::unique_ptr<KernelStore> store, runner::DeviceFactory devices);
+                 std::unique_ptr<KernelStore> store, runner::DeviceFactory devices,
+                 std::unique_ptr<ClusterFlights> cluster = nullptr);
   ~CompileService();
 
   Result<CompileReply> Compile(const frontend::FrontendRequest& request,
@@ -248,6 +261,17 @@ class CompileService {
                      const std::shared_ptr<Handoff<SpecializeOutcome>>& run);
   FlightResult RunLower(const SpecializeOutcome& specialized, const std::shared_ptr<Flight>& flight,
                         SteadyTime queued_at);
+  // Cluster single-flight (service_cluster.cc): either a lease to compile under, or the
+  // flight's result from another node (its kernel or compile error), or the flight's end
+  // (deadline, abandoned); neither when the shared tier is down (compile locally).
+  struct ClusterTurn {
+    std::unique_ptr<ClusterLease> lease;
+    std::optional<FlightResult> done;
+  };
+  ClusterTurn AwaitClusterTurn(const std::string& key, const std::shared_ptr<Flight>& flight);
+  std::optional<FlightResult> RemoteResult(const std::string& key);
+  LowerOutcome LowerTimed(const SpecializeOutcome& specialized,
+                          const std::shared_ptr<Flight>& flight);
   Result<size_t> EvictKeys(const std::vector<std::string>& handles);
   Result<std::vector<std::shared_ptr<const KernelRecord>>> ExportKernels(
       const std::vector<std::string>& handles, size_t limit);
@@ -280,6 +304,7 @@ class CompileService {
   ServiceOptions options_;
   std::unique_ptr<CompilerBackend> backend_;
   std::unique_ptr<KernelStore> store_;
+  std::unique_ptr<ClusterFlights> cluster_;  // may be null
   RequestMemo memo_;
   ErrorCache errors_;
   SingleFlight flights_;
@@ -308,6 +333,12 @@ class CompileService {
   Counter* stopped_compiles_ = nullptr;     // back-end runs stopped because nobody waited
   CounterFamily* refused_calls_ = nullptr;  // limit: "caller" or "all"
   Counter* import_refusals_ = nullptr;
+  Counter* cluster_leads_ = nullptr;
+  Counter* cluster_waits_ = nullptr;
+  Counter* cluster_remote_kernels_ = nullptr;
+  Counter* cluster_remote_errors_ = nullptr;
+  Counter* cluster_takeovers_ = nullptr;
+  Counter* cluster_unavailable_ = nullptr;
 };
 
 }  // namespace tilejit::server

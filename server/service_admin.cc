@@ -38,6 +38,25 @@ void CompileService::RegisterMetrics() {
                             "Import entries refused (not reproduced by compiling them here)");
   stopped_compiles_ = single("tilejit_stopped_compiles_total",
                              "Back-end runs stopped because every caller waiting for them gave up");
+  cluster_leads_ = single("tilejit_cluster_leases_total",
+                          "Cluster leases taken: compiles this node ran for the cluster");
+  cluster_waits_ = single("tilejit_cluster_lease_waits_total",
+                          "Compiles this node waited for while another node held the lease");
+  cluster_remote_kernels_ = single("tilejit_cluster_remote_kernels_total",
+                                   "Lease waits that ended with another node's kernel");
+  cluster_remote_errors_ = single("tilejit_cluster_remote_errors_total",
+                                  "Lease waits that ended with another node's compile error");
+  cluster_takeovers_ = single("tilejit_cluster_takeovers_total",
+                              "Lease waits that ended with this node taking a lapsed lease");
+  cluster_unavailable_ = single("tilejit_cluster_unavailable_total",
+                                "Cluster leases that could not be asked for: compiled locally");
+  if (cluster_ != nullptr) {
+    metrics_.AddCallback("tilejit_cluster_leases_held", "Cluster leases this node holds", "gauge",
+                         [this] { return static_cast<double>(cluster_->held()); });
+    metrics_.AddCallback("tilejit_cluster_leases_lost_total",
+                         "Leases that lapsed or were taken over while compiling", "counter",
+                         [this] { return static_cast<double>(cluster_->leases_lost()); });
+  }
   refused_calls_ = metrics_.AddCounter(
       "tilejit_admission_refusals_total",
       "Compile/Launch calls refused at admission (limit: caller or all)", {"limit"});
@@ -95,6 +114,13 @@ ServiceStats CompileService::Stats() {
   s.single_flight_joins = joins_->value();
   s.queue_depth = pool_.queue_depth();
   s.memo_entries = memo_.size();
+  s.cluster_leads = cluster_leads_->value();
+  s.cluster_waits = cluster_waits_->value();
+  s.cluster_remote_kernels = cluster_remote_kernels_->value();
+  s.cluster_remote_errors = cluster_remote_errors_->value();
+  s.cluster_takeovers = cluster_takeovers_->value();
+  s.cluster_unavailable = cluster_unavailable_->value();
+  if (cluster_ != nullptr) s.cluster_leases_lost = cluster_->leases_lost();
   return s;
 }
 

@@ -37,6 +37,9 @@ struct FlightResult {
   double queue_millis = 0;
   double backend_millis = 0;
   std::string leader_digest;  // request digest of the leader (whose source located diagnostics)
+  // Where the kernel came from when another node compiled it (the store tier that served it
+  // once it appeared, e.g. "redis"); empty when this node compiled it.
+  std::string tier;
 };
 
 // One compile's result slot (a Handoff) and the latest deadline among its waiters.

@@ -138,5 +138,37 @@ TEST(DaemonConfig, FrontendBudgetDefaultsAreTheFrontendsOwn) {
   EXPECT_EQ(kMaxFrontendCallDepth, frontend::HostLimits::kMaxCallDepthLimit);
 }
 
+TEST(DaemonConfig, RedisNeedsAClusterKeyAndTheSqliteTier) {
+  Result<DaemonConfig> unsigned_tier = Parse({"--redis", "redis://127.0.0.1:6379"});
+  ASSERT_FALSE(unsigned_tier.ok());
+  EXPECT_NE(unsigned_tier.status().message().find("--cluster-key-file"), std::string::npos);
+  EXPECT_FALSE(
+      Parse({"--redis", "redis://r:6379", "--cluster-key-file", "/k", "--memory-only"}).ok());
+  EXPECT_FALSE(Parse({"--cluster-key-file", "/k"}).ok()) << "a key file without --redis";
+  EXPECT_FALSE(
+      Parse({"--redis", "redis://r", "--cluster-key-file", "/k", "--redis-lease-ms", "5"}).ok());
+  EXPECT_FALSE(
+      Parse({"--redis", "redis://r", "--cluster-key-file", "/k", "--redis-timeout-ms", "0"}).ok());
+  Result<DaemonConfig> c = Parse({"--redis", "redis://r:6380/2", "--cluster-key-file", "/k",
+                                  "--redis-lease-ms", "1000", "--redis-breaker-cooldown-ms", "50"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->redis, "redis://r:6380/2");
+  EXPECT_EQ(c->cluster_key_file, "/k");
+  EXPECT_EQ(c->redis_lease_ms, 1000);
+  EXPECT_EQ(c->redis_breaker_cooldown_ms, 50);
+  EXPECT_EQ(c->redis_timeout_ms, 250);
+  EXPECT_EQ(c->redis_ttl_seconds, 7 * 24 * 3600);
+}
+
+TEST(DaemonConfig, RedisSettingsComeFromTheFileToo) {
+  Result<DaemonConfig> c = Parse({"--config", WriteToml("redis = \"redis://cache:6379\"\n"
+                                                        "cluster_key_file = \"/etc/k\"\n"
+                                                        "redis_ttl_seconds = 60\n")
+                                                  .c_str()});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->redis, "redis://cache:6379");
+  EXPECT_EQ(c->redis_ttl_seconds, 60);
+}
+
 }  // namespace
 }  // namespace tilejit::server
