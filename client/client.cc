@@ -4,6 +4,9 @@
 // deadline, one status mapping, and typed request building shared by the CLI and tests.
 #include "client/client.h"
 
+#include <arpa/inet.h>
+
+#include <algorithm>
 #include <utility>
 
 namespace tilejit::client {
@@ -123,15 +126,61 @@ Status StatusFromGrpc(const grpc::Status& status) {
   }
 }
 
+namespace {
+
+// The family of one "ADDR:PORT" list entry: 4 (numeric IPv4), 6 (bracketed IPv6) or 0.
+int NumericFamily(std::string_view entry) {
+  const bool v6 = entry.starts_with("[");
+  const size_t end = v6 ? entry.find("]:") : entry.rfind(':');
+  if (end == std::string_view::npos) return 0;
+  const std::string host(v6 ? entry.substr(1, end - 1) : entry.substr(0, end));
+  const std::string_view port = entry.substr(end + (v6 ? 2 : 1));
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string_view::npos) {
+    return 0;
+  }
+  unsigned char buf[16];
+  if (v6) return inet_pton(AF_INET6, host.c_str(), buf) == 1 ? 6 : 0;
+  return inet_pton(AF_INET, host.c_str(), buf) == 1 ? 4 : 0;
+}
+
+}  // namespace
+
+Result<ChannelTarget> ChannelTargetFor(const std::string& address) {
+  if (address.empty()) return InvalidArgument("empty daemon address");
+  if (address.starts_with("dns:")) return ChannelTarget{address, true};
+  if (address.find(',') == std::string::npos) return ChannelTarget{address, false};
+  std::vector<std::string_view> entries;
+  for (size_t start = 0; start <= address.size();) {
+    const size_t comma = std::min(address.find(',', start), address.size());
+    entries.push_back(std::string_view(address).substr(start, comma - start));
+    start = comma + 1;
+  }
+  if (entries.size() > kMaxDaemonAddresses) {
+    return InvalidArgument("at most " + std::to_string(kMaxDaemonAddresses) +
+                           " daemon addresses in a list");
+  }
+  const int family = NumericFamily(entries.front());
+  for (std::string_view entry : entries) {
+    if (NumericFamily(entry) == 0 || NumericFamily(entry) != family) {
+      return InvalidArgument("daemon address list entry '" + std::string(entry) +
+                             "': a list takes numeric addresses of one family (IPv4 ADDR:PORT or "
+                             "[IPv6]:PORT); for host names use dns:///NAME:PORT");
+    }
+  }
+  return ChannelTarget{(family == 4 ? "ipv4:" : "ipv6:") + address, true};
+}
+
 Result<std::unique_ptr<Client>> Client::Connect(const ClientOptions& options) {
-  if (options.address.empty()) return InvalidArgument("empty daemon address");
+  TILEJIT_ASSIGN_OR_RETURN(ChannelTarget target, ChannelTargetFor(options.address));
   TILEJIT_RETURN_IF_ERROR(CheckToken(options.token));
   TILEJIT_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
                            ChannelCredentials(options.tls));
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
-  auto channel = grpc::CreateCustomChannel(options.address, credentials, args);
+  if (target.round_robin) args.SetLoadBalancingPolicyName("round_robin");
+  auto channel = grpc::CreateCustomChannel(target.target, credentials, args);
   return std::unique_ptr<Client>(new Client(options, std::move(channel)));
 }
 

@@ -46,12 +46,29 @@ namespace tilejit::client {
 inline constexpr char kDefaultServerAddress[] = "localhost:50051";
 
 struct ClientOptions {
-  std::string address = kDefaultServerAddress;  // host:port
-  std::chrono::milliseconds deadline{60'000};   // per call
-  int max_message_bytes = 64 << 20;             // both directions; the daemon's default
-  std::string token;                            // bearer token; empty: none sent
-  TlsFiles tls;                                 // PEM files; none given: plaintext
+  // host:port, unix:PATH, dns:///NAME:PORT (every address the name resolves to, balanced),
+  // or a comma-separated list of numeric addresses (balanced); see ChannelTargetFor.
+  std::string address = kDefaultServerAddress;
+  std::chrono::milliseconds deadline{60'000};  // per call
+  int max_message_bytes = 64 << 20;            // both directions; the daemon's default
+  std::string token;                           // bearer token; empty: none sent
+  TlsFiles tls;                                // PEM files; none given: plaintext
 };
+
+// The gRPC target and load-balancing policy for a ClientOptions::address:
+// - "host:port" and "unix:PATH": that one daemon (gRPC's default pick_first);
+// - "dns:///NAME:PORT": every address NAME resolves to, calls spread round-robin (a headless
+//   Kubernetes Service, a DNS name with several A records);
+// - "ADDR:PORT,ADDR:PORT,...": those daemons, round-robin. Each ADDR must be a numeric IPv4
+//   address, or each a bracketed IPv6 one ("[::1]:50051"): gRPC resolves a static list only
+//   for numeric addresses; for names use dns:///.
+// kInvalidArgument names the entry that is wrong. At most kMaxDaemonAddresses in a list.
+inline constexpr size_t kMaxDaemonAddresses = 64;
+struct ChannelTarget {
+  std::string target;
+  bool round_robin = false;
+};
+Result<ChannelTarget> ChannelTargetFor(const std::string& address);
 
 // The daemon's reply to a health check of one service ("" is the whole server).
 enum class ServingStatus { kUnknown, kServing, kNotServing, kServiceUnknown };

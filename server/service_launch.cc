@@ -134,10 +134,12 @@ Result<std::shared_ptr<const KernelRecord>> CompileService::ResolveLaunchKernel(
       return InvalidArgument("request_digest must be 64 lower-case hex digits");
     }
     *memo = memo_.Get(call.request_digest);
-    if (!*memo) {
+    // With a handle too, a daemon that never saw the request (another node of a balanced
+    // cluster) still runs the kernel; its findings then stay unlocated.
+    if (!*memo && call.handle.empty()) {
       return NotFound("unknown request_digest (compile on this daemon first, or pass a handle)");
     }
-    key = (*memo)->key;
+    if (*memo) key = (*memo)->key;
   }
   if (!call.handle.empty()) {
     TILEJIT_ASSIGN_OR_RETURN(std::string hkey, KeyFromHandle(call.handle));

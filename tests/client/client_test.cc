@@ -282,5 +282,74 @@ TEST(StatusFromGrpc, MapsEveryDocumentedCode) {
             "no such");
 }
 
+TEST(ChannelTargetFor, OneAddressAsIsListsAndDnsBalanced) {
+  auto target = [](const std::string& address) {
+    Result<ChannelTarget> t = ChannelTargetFor(address);
+    EXPECT_TRUE(t.ok()) << address << ": " << t.status();
+    return t.ok() ? *t : ChannelTarget{};
+  };
+  EXPECT_EQ(target("localhost:50051").target, "localhost:50051");
+  EXPECT_FALSE(target("localhost:50051").round_robin);
+  EXPECT_FALSE(target("unix:/run/tilejitd.sock").round_robin);
+  EXPECT_EQ(target("dns:///tilejitd.ns.svc:50051").target, "dns:///tilejitd.ns.svc:50051");
+  EXPECT_TRUE(target("dns:///tilejitd.ns.svc:50051").round_robin);
+  ChannelTarget list = target("10.0.0.1:50051,10.0.0.2:50051");
+  EXPECT_EQ(list.target, "ipv4:10.0.0.1:50051,10.0.0.2:50051");
+  EXPECT_TRUE(list.round_robin);
+  EXPECT_EQ(target("[::1]:1,[fe80::2]:2").target, "ipv6:[::1]:1,[fe80::2]:2");
+}
+
+TEST(ChannelTargetFor, RefusesListsItCannotResolveNamingTheEntry) {
+  for (const char* bad :
+       {"", "host-a:1,host-b:2", "10.0.0.1:1,[::1]:2", "10.0.0.1:1,", "10.0.0.1,10.0.0.2:1",
+        "10.0.0.1:x,10.0.0.2:1", "10.0.0.1:123456,1.2.3.4:1"}) {
+    Result<ChannelTarget> t = ChannelTargetFor(bad);
+    EXPECT_FALSE(t.ok()) << bad;
+  }
+  Result<ChannelTarget> named = ChannelTargetFor("10.0.0.1:1,host-b:2");
+  ASSERT_FALSE(named.ok());
+  EXPECT_NE(named.status().message().find("'host-b:2'"), std::string::npos);
+  EXPECT_NE(named.status().message().find("dns:///"), std::string::npos);
+  std::string many;
+  for (size_t i = 0; i <= kMaxDaemonAddresses; ++i)
+    many += (i ? "," : "") + std::string("1.2.3.4:1");
+  EXPECT_FALSE(ChannelTargetFor(many).ok());
+}
+
+// Two daemons behind one address list: calls from one client reach both.
+TEST(ClientBalancing, AnAddressListSpreadsCallsOverEveryDaemon) {
+  struct Node {
+    std::unique_ptr<server::CompileService> core;
+    std::unique_ptr<server::GrpcServer> server;
+  };
+  std::vector<Node> nodes(2);
+  std::string address;
+  for (Node& n : nodes) {
+    n.core = std::make_unique<server::CompileService>(
+        server::ServiceOptions{}, server::NewCompilerBackend(),
+        std::make_unique<server::MemoryKernelStore>(), runner::sim::SimDeviceFactory());
+    server::GrpcServerOptions options;
+    options.address = "127.0.0.1:0";
+    auto server = server::GrpcServer::Start(n.core.get(), options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    n.server = std::move(server).value();
+    address +=
+        (address.empty() ? "" : ",") + std::string("127.0.0.1:") + std::to_string(n.server->port());
+  }
+  ClientOptions options;
+  options.address = address;
+  auto client = Client::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  for (int i = 0; i < 16; ++i) ASSERT_TRUE((*client)->Stats().ok());
+  for (Node& n : nodes) {
+    const std::string metrics = n.core->metrics().Render();
+    EXPECT_NE(metrics.find("tilejit_requests_total{method=\"Stats\",code=\"OK\"}"),
+              std::string::npos)
+        << "a daemon of the list got no call";
+  }
+  client->reset();
+  for (Node& n : nodes) n.server.reset();
+}
+
 }  // namespace
 }  // namespace tilejit::client

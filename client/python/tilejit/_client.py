@@ -91,6 +91,48 @@ class Security:
 NO_SECURITY = Security()
 
 
+_MAX_ADDRESSES = 64
+
+
+def _numeric_family(entry):
+    """4 for a numeric IPv4 ADDR:PORT, 6 for a bracketed [IPv6]:PORT, else 0."""
+    v6 = entry.startswith("[")
+    end = entry.find("]:") if v6 else entry.rfind(":")
+    if end < 0:
+        return 0
+    host, port = (entry[1:end], entry[end + 2:]) if v6 else (entry[:end], entry[end + 1:])
+    if not (port.isdigit() and len(port) <= 5):
+        return 0
+    try:
+        socket.inet_pton(socket.AF_INET6 if v6 else socket.AF_INET, host)
+    except OSError:
+        return 0
+    return 6 if v6 else 4
+
+
+def channel_target(address):
+    """(gRPC target, round_robin) for an address, as the C++ client reads it (client.h,
+    ChannelTargetFor): "host:port" or "unix:PATH" is one daemon; "dns:///NAME:PORT" is every
+    address NAME resolves to and "ADDR:PORT,ADDR:PORT,..." (numeric, one family) those
+    daemons, with calls spread round-robin. ValueError names a bad entry."""
+    if not address:
+        raise ValueError("empty daemon address")
+    if address.startswith("dns:"):
+        return address, True
+    if "," not in address:
+        return address, False
+    entries = address.split(",")
+    if len(entries) > _MAX_ADDRESSES:
+        raise ValueError(f"at most {_MAX_ADDRESSES} daemon addresses in a list")
+    family = _numeric_family(entries[0])
+    for entry in entries:
+        if _numeric_family(entry) == 0 or _numeric_family(entry) != family:
+            raise ValueError(f"daemon address list entry '{entry}': a list takes numeric "
+                             "addresses of one family (IPv4 ADDR:PORT or [IPv6]:PORT); for "
+                             "host names use dns:///NAME:PORT")
+    return f"ipv{family}:{address}", True
+
+
 class Client:
     """One channel to one daemon, for the process that made it. `origin` says how the address
     was chosen ("connect", "TILEJIT_SERVER", "default", "private"); `security` holds its token
@@ -101,13 +143,16 @@ class Client:
         pb, health = _wire.modules()
         self.address, self.origin, self.pid = address, origin, os.getpid()
         self._grpc = grpc
+        target, round_robin = channel_target(address)
         options = [("grpc.max_receive_message_length", _MAX_MESSAGE),
                    ("grpc.max_send_message_length", _MAX_MESSAGE)]
+        if round_robin:
+            options.append(("grpc.lb_policy_name", "round_robin"))
         if security.tls():
-            self.channel = grpc.secure_channel(address, security.credentials(grpc, address),
+            self.channel = grpc.secure_channel(target, security.credentials(grpc, address),
                                                options=options)
         else:
-            self.channel = grpc.insecure_channel(address, options=options)
+            self.channel = grpc.insecure_channel(target, options=options)
         self._metadata = (("authorization", "Bearer " + security.token),) if security.token \
             else None
         self._calls = {}
@@ -189,7 +234,8 @@ def _healthy_or_close(c):
 
 
 def connect(address, token=None, tls_ca=None, tls_cert=None, tls_key=None):
-    """Uses the daemon at `address` ("host:port" or "unix:PATH") from now on in this process;
+    """Uses the daemon at `address` ("host:port", "unix:PATH", "dns:///NAME:PORT" or a list
+    "ADDR:PORT,ADDR:PORT": see channel_target) from now on in this process;
     ServiceUnavailableError if it does not answer. `token`: the bearer token of a daemon
     started with --auth-tokens; `tls_ca`: the PEM CA file that signed the daemon's
     certificate (TLS); `tls_cert`, `tls_key`: a client certificate for a daemon that requires

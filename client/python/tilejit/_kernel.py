@@ -21,7 +21,7 @@ import sys
 
 from . import _localcache, _runtime, _tensors, _wire
 from ._sourcemap import SourceMap
-from .errors import KernelFindingError
+from .errors import CompileError, KernelFindingError
 
 _ROLE = ("input", "output", "workspace")
 
@@ -228,8 +228,8 @@ class Kernel:
     # ---- the local runtime -----------------------------------------------------------------
 
     def binary(self):
-        """The kernel binary (ELF bytes): from the local binary cache, else fetched once by
-        handle (GetKernel) and stored there."""
+        """The kernel binary (ELF bytes): from the local binary cache, else fetched once and
+        stored there."""
         if self._binary is None:
             data = _localcache.get(self.key)
             if data is None:
@@ -238,9 +238,15 @@ class Kernel:
         return self._binary
 
     def _fetch(self):
+        # The compile request again, with the binary: unlike GetKernel by handle, any daemon
+        # of a balanced address list answers it (one that never saw the kernel compiles it or
+        # reads it from the cluster's shared tier), and the daemon that compiled it answers
+        # from its memo.
         from . import _client
-        pb, _ = _wire.modules()
-        r = _client.call("GetKernel", pb.GetKernelRequest(handle=self.handle))
+        r = _client.call("Compile", _wire.clone(self._request, include_binary=True))
+        if not r.ok or r.key != self.key:
+            raise CompileError(f"tilejitd no longer compiles {self._name} to key {self.key[:16]}: "
+                               f"{r.error or 'key ' + r.key[:16]}")
         _localcache.put(self.key, r.binary)
         return r.binary
 

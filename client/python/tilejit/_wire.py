@@ -111,12 +111,13 @@ def compile_request(encoded, settings, include_ir=False, print_after=()):
     return req
 
 
-def clone(request, include_ir=False, print_after=()):
-    """A copy of a CompileRequest asking for the IR text, or the IR after passes."""
+def clone(request, include_ir=False, print_after=(), include_binary=False):
+    """A copy of a CompileRequest asking for the IR text, the IR after passes or the binary."""
     pb, _ = modules()
     out = pb.CompileRequest()
     out.CopyFrom(request)
     out.include_ir = include_ir
+    out.include_binary = include_binary
     del out.print_after[:]
     out.print_after.extend(print_after)
     return out
