@@ -6,8 +6,10 @@
 #include <iostream>
 #include <iterator>
 
+#include "cache/export_format.h"
 #include "client/service_commands.h"
 #include "client/service_util.h"
+#include "common/sha256.h"
 
 namespace tilejit::client {
 namespace {
@@ -24,16 +26,34 @@ int CacheList(Client& client, unsigned limit) {
   return kExitOk;
 }
 
+// Export and import stream the entries (ExportStream, ImportStream), so a cache of any size
+// moves with one kernel in memory at a time, and the file is cache/export_format's: written
+// atomically, with per-blob digests and an end line that makes truncation detectable. A file
+// from before (a serialised KernelBundle, from the unary Export) still imports.
 int CacheExport(Client& client, const CacheCommandOptions& o) {
   if (o.file.empty()) {
-    std::cerr << "tilejit: cache export needs -o BUNDLE\n";
+    std::cerr << "tilejit: cache export needs -o FILE\n";
     return kExitUsage;
   }
-  Result<v1::ExportResponse> r = client.Export(o.handles);
-  if (!r.ok()) return ReportError(r.status());
-  if (!WriteFileBytes(o.file, r->bundle())) return kExitUsage;
-  std::cout << "exported " << r->count() << " kernel(s) to " << o.file << "\n";
+  Result<cache::ExportWriter> writer = cache::ExportWriter::Create(o.file);
+  if (!writer.ok()) return ReportError(writer.status());
+  Result<uint64_t> n = client.ExportStream(o.handles, [&](const v1::KernelBundle::Entry& e) {
+    cache::Entry entry;
+    entry.key = e.key();
+    entry.binary = e.binary();
+    return writer->Write(entry);
+  });
+  if (!n.ok()) return ReportError(n.status());
+  if (Status s = writer->Finish(); !s.ok()) return ReportError(s);
+  std::cout << "exported " << *n << " kernel(s) to " << o.file << "\n";
   return kExitOk;
+}
+
+bool IsExportFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string first;
+  std::getline(in, first);
+  return first.starts_with("tilejit-cache-export ");
 }
 
 int CacheImport(Client& client, const CacheCommandOptions& o) {
@@ -42,8 +62,27 @@ int CacheImport(Client& client, const CacheCommandOptions& o) {
     std::cerr << "tilejit: cannot read '" << o.file << "'\n";
     return kExitUsage;
   }
-  std::string bundle((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Result<v1::ImportResponse> r = client.Import(bundle);
+  Result<v1::ImportResponse> r = NotFound("");
+  if (IsExportFile(o.file)) {
+    Result<cache::ExportReader> reader = cache::ExportReader::Open(o.file);
+    if (!reader.ok()) return ReportError(reader.status());
+    r = client.ImportStream([&]() -> Result<std::optional<v1::KernelBundle::Entry>> {
+      TILEJIT_ASSIGN_OR_RETURN(std::optional<cache::ImportRecord> record, reader->Next());
+      if (!record) return std::optional<v1::KernelBundle::Entry>();
+      if (!record->verified) {
+        return Corruption(o.file + ": entry " + record->entry.key.substr(0, 16) +
+                          " fails its digest check");
+      }
+      v1::KernelBundle::Entry e;
+      e.set_key(record->entry.key);
+      e.set_binary(std::move(record->entry.binary));
+      e.set_sha256(Sha256Hex(e.binary()));
+      return std::optional<v1::KernelBundle::Entry>(std::move(e));
+    });
+  } else {
+    std::string bundle((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    r = client.Import(bundle);
+  }
   if (!r.ok()) return ReportError(r.status());
   std::cout << "imported " << r->imported() << ", skipped " << r->skipped()
             << " (already present)\n";

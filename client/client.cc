@@ -295,4 +295,53 @@ Result<v1::ImportResponse> Client::Import(const std::string& bundle) {
   });
 }
 
+Result<uint64_t> Client::ExportStream(const std::vector<std::string>& handles,
+                                      const EntrySink& sink) {
+  v1::ExportRequest req;
+  for (const std::string& h : handles) req.add_handles(h);
+  std::unique_ptr<grpc::ClientContext> ctx = NewContext();
+  std::unique_ptr<grpc::ClientReader<v1::BundleEntries>> reader =
+      stub_->ExportStream(ctx.get(), req);
+  uint64_t count = 0;
+  v1::BundleEntries message;
+  while (reader->Read(&message)) {
+    for (const v1::KernelBundle::Entry& e : message.entries()) {
+      if (Status s = sink(e); !s.ok()) {
+        ctx->TryCancel();
+        (void)reader->Finish();
+        return s;
+      }
+      ++count;
+    }
+  }
+  if (grpc::Status st = reader->Finish(); !st.ok()) {
+    return StatusFromGrpc(st).WithContext("ExportStream on " + options_.address);
+  }
+  return count;
+}
+
+Result<v1::ImportResponse> Client::ImportStream(const EntrySource& source) {
+  std::unique_ptr<grpc::ClientContext> ctx = NewContext();
+  v1::ImportResponse response;
+  std::unique_ptr<grpc::ClientWriter<v1::BundleEntries>> writer =
+      stub_->ImportStream(ctx.get(), &response);
+  while (true) {
+    Result<std::optional<v1::KernelBundle::Entry>> next = source();
+    if (!next.ok()) {
+      ctx->TryCancel();
+      (void)writer->Finish();
+      return next.status();
+    }
+    if (!next->has_value()) break;
+    v1::BundleEntries message;
+    *message.add_entries() = std::move(**next);
+    if (!writer->Write(message)) break;  // the daemon ended the call: Finish says why
+  }
+  writer->WritesDone();
+  if (grpc::Status st = writer->Finish(); !st.ok()) {
+    return StatusFromGrpc(st).WithContext("ImportStream on " + options_.address);
+  }
+  return response;
+}
+
 }  // namespace tilejit::client

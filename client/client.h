@@ -30,6 +30,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -112,6 +113,15 @@ class Client {
   // A serialised KernelBundle of `handles` (empty: every entry).
   Result<v1::ExportResponse> Export(const std::vector<std::string>& handles);
   Result<v1::ImportResponse> Import(const std::string& bundle);
+  // ExportStream: each entry of `handles` (empty: every entry) into `sink` as it arrives;
+  // `sink` returns a non-OK status to stop (it is returned). How many entries came.
+  // ImportStream: entries from `source` until it returns nullopt (or an error, returned),
+  // one message each. Both are bounded by the per-call deadline as a whole: give a large
+  // cache a longer one.
+  using EntrySink = std::function<Status(const v1::KernelBundle::Entry&)>;
+  using EntrySource = std::function<Result<std::optional<v1::KernelBundle::Entry>>()>;
+  Result<uint64_t> ExportStream(const std::vector<std::string>& handles, const EntrySink& sink);
+  Result<v1::ImportResponse> ImportStream(const EntrySource& source);
 
   const ClientOptions& options() const { return options_; }
 

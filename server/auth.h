@@ -65,6 +65,8 @@ inline constexpr MethodRole kMethodRoles[] = {
     {"Unpin", Role::kAdmin},
     {"Export", Role::kAdmin},
     {"Import", Role::kAdmin},
+    {"ExportStream", Role::kAdmin},
+    {"ImportStream", Role::kAdmin},
 };
 
 // The role `method` (a tilejit.v1.TileJit method name, e.g. "Compile") needs; nullopt for a

@@ -13,9 +13,10 @@ namespace tilejit::server {
 namespace {
 
 constexpr int kMaxBatch = 256;
-constexpr size_t kMaxHandlesPerCall = 10000;
 // How close to its deadline a cancelled call counts as having run out of time (see MakeContext).
 constexpr std::chrono::milliseconds kDeadlineSlack{250};
+
+}  // namespace
 
 Status CheckHandleCount(int n) {
   if (static_cast<size_t>(n) > kMaxHandlesPerCall) {
@@ -23,8 +24,6 @@ Status CheckHandleCount(int n) {
   }
   return Status::Ok();
 }
-
-}  // namespace
 
 grpc::Status ToGrpcStatus(const Status& status) {
   using G = grpc::StatusCode;
@@ -280,55 +279,6 @@ grpc::Status TileJitGrpcService::Unpin(grpc::ServerContext* ctx, const v1::PinRe
   if (Status denied = gate_->Check(*ctx, "Unpin"); !denied.ok()) return Rejected("Unpin", denied);
   const ActiveCall active(&activity_);
   return ToGrpcStatus(core_->Unpin(request->handle()));
-}
-
-grpc::Status TileJitGrpcService::Export(grpc::ServerContext* ctx, const v1::ExportRequest* request,
-                                        v1::ExportResponse* response) {
-  if (Status denied = gate_->Check(*ctx, "Export"); !denied.ok()) return Rejected("Export", denied);
-  const ActiveCall active(&activity_);
-  if (Status s = CheckHandleCount(request->handles_size()); !s.ok()) return Rejected("Export", s);
-  auto kernels =
-      core_->Export({request->handles().begin(), request->handles().end()}, kMaxHandlesPerCall);
-  if (!kernels.ok()) return ToGrpcStatus(kernels.status());
-  v1::KernelBundle bundle;
-  bundle.set_version(1);
-  for (const auto& k : *kernels) {
-    v1::KernelBundle::Entry* e = bundle.add_entries();
-    e->set_key(k->key);
-    e->set_binary(k->binary);
-    e->set_sha256(Sha256Hex(k->binary));
-  }
-  response->set_count(static_cast<uint32_t>(bundle.entries_size()));
-  bundle.SerializeToString(response->mutable_bundle());
-  return grpc::Status::OK;
-}
-
-grpc::Status TileJitGrpcService::Import(grpc::ServerContext* ctx, const v1::ImportRequest* request,
-                                        v1::ImportResponse* response) {
-  if (Status denied = gate_->Check(*ctx, "Import"); !denied.ok()) return Rejected("Import", denied);
-  const ActiveCall active(&activity_);
-  v1::KernelBundle bundle;
-  if (!bundle.ParseFromString(request->bundle())) {
-    return Rejected("Import",
-                    InvalidArgument("bundle is not a serialised tilejit.v1.KernelBundle"));
-  }
-  if (bundle.version() != 1) {
-    return Rejected("Import", InvalidArgument("bundle version " + std::to_string(bundle.version()) +
-                                              " is not supported (1)"));
-  }
-  std::vector<std::pair<std::string, std::string>> entries;
-  for (const v1::KernelBundle::Entry& e : bundle.entries()) {
-    if (Sha256Hex(e.binary()) != e.sha256()) {
-      return Rejected("Import", InvalidArgument("bundle entry " + e.key().substr(0, 16) +
-                                                " fails its SHA-256 check"));
-    }
-    entries.emplace_back(e.key(), e.binary());
-  }
-  auto counts = core_->Import(entries, MakeContext(ctx, ""));
-  if (!counts.ok()) return ToGrpcStatus(counts.status());
-  response->set_imported(static_cast<uint32_t>(counts->first));
-  response->set_skipped(static_cast<uint32_t>(counts->second));
-  return grpc::Status::OK;
 }
 
 }  // namespace tilejit::server

@@ -25,6 +25,13 @@ namespace tilejit::server {
 // The one mapping from tilejit Status codes to gRPC status codes.
 grpc::Status ToGrpcStatus(const Status& status);
 
+// Bound on the handles one Evict or Export call names, and on the entries a unary Export
+// returns; InvalidArgument past it.
+inline constexpr size_t kMaxHandlesPerCall = 10000;
+Status CheckHandleCount(int n);
+// Bound on the entries one ExportStream of every entry sends (keys are listed up front).
+inline constexpr size_t kMaxStreamedExport = size_t{1} << 22;
+
 class TileJitGrpcService final : public tilejit::v1::TileJit::Service {
  public:
   // `core` and `gate` must outlive the adapter.
@@ -58,6 +65,11 @@ class TileJitGrpcService final : public tilejit::v1::TileJit::Service {
                       v1::ExportResponse* response) override;
   grpc::Status Import(grpc::ServerContext* ctx, const v1::ImportRequest* request,
                       v1::ImportResponse* response) override;
+  // grpc_bundle.cc, with Export and Import.
+  grpc::Status ExportStream(grpc::ServerContext* ctx, const v1::ExportRequest* request,
+                            grpc::ServerWriter<v1::BundleEntries>* writer) override;
+  grpc::Status ImportStream(grpc::ServerContext* ctx, grpc::ServerReader<v1::BundleEntries>* reader,
+                            v1::ImportResponse* response) override;
 
  private:
   // `caller` as CallGate::Check named it.

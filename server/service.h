@@ -221,6 +221,11 @@ class CompileService {
   // The kernels of `handles` (all when empty, up to `limit`).
   Result<std::vector<std::shared_ptr<const KernelRecord>>> Export(
       const std::vector<std::string>& handles, size_t limit);
+  // The same, one kernel at a time into `sink`, so an export of any size holds one kernel in
+  // memory; `sink` returns false to stop early (its reader went away). How many were sent.
+  using ExportSink = std::function<bool(const KernelRecord&)>;
+  Result<size_t> ExportEach(const std::vector<std::string>& handles, size_t limit,
+                            const ExportSink& sink);
   // Stores each (key, binary) that is new, once compiling the canonical IR and configs the
   // binary embeds gives that key and exactly those bytes (service_import.cc); returns
   // (imported, already present). Any entry that is malformed or fails the check refuses the
@@ -273,8 +278,8 @@ class CompileService {
   LowerOutcome LowerTimed(const SpecializeOutcome& specialized,
                           const std::shared_ptr<Flight>& flight);
   Result<size_t> EvictKeys(const std::vector<std::string>& handles);
-  Result<std::vector<std::shared_ptr<const KernelRecord>>> ExportKernels(
-      const std::vector<std::string>& handles, size_t limit);
+  Result<size_t> ExportKernels(const std::vector<std::string>& handles, size_t limit,
+                               const ExportSink& sink);
   Result<std::pair<size_t, size_t>> ImportKernels(
       const std::vector<std::pair<std::string, std::string>>& entries, const CallContext& ctx);
   Status VerifyByRecompiling(const std::string& key, const std::string& binary,

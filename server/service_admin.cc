@@ -162,11 +162,23 @@ Status CompileService::Unpin(std::string_view handle) {
 
 Result<std::vector<std::shared_ptr<const KernelRecord>>> CompileService::Export(
     const std::vector<std::string>& handles, size_t limit) {
-  return Counted("Export", ExportKernels(handles, limit));
+  std::vector<std::shared_ptr<const KernelRecord>> out;
+  Result<size_t> sent = ExportKernels(handles, limit, [&](const KernelRecord& k) {
+    out.push_back(std::make_shared<const KernelRecord>(k));
+    return true;
+  });
+  CountRequest("Export", sent.status());
+  if (!sent.ok()) return sent.status();
+  return out;
 }
 
-Result<std::vector<std::shared_ptr<const KernelRecord>>> CompileService::ExportKernels(
-    const std::vector<std::string>& handles, size_t limit) {
+Result<size_t> CompileService::ExportEach(const std::vector<std::string>& handles, size_t limit,
+                                          const ExportSink& sink) {
+  return Counted("ExportStream", ExportKernels(handles, limit, sink));
+}
+
+Result<size_t> CompileService::ExportKernels(const std::vector<std::string>& handles, size_t limit,
+                                             const ExportSink& sink) {
   std::vector<std::string> keys;
   if (handles.empty()) {
     TILEJIT_ASSIGN_OR_RETURN(std::vector<StoreEntryInfo> all, store_->List(limit));
@@ -176,16 +188,17 @@ Result<std::vector<std::shared_ptr<const KernelRecord>>> CompileService::ExportK
     TILEJIT_ASSIGN_OR_RETURN(std::string key, KeyFromHandle(h));
     keys.push_back(std::move(key));
   }
-  std::vector<std::shared_ptr<const KernelRecord>> out;
+  size_t sent = 0;
   for (const std::string& key : keys) {
     Result<StoreHit> hit = store_->Get(key);
     if (hit.ok()) {
-      out.push_back(hit->kernel);
+      if (!sink(*hit->kernel)) break;
+      ++sent;
     } else if (!handles.empty()) {
       return NotFound("no kernel with handle " + HandleFromKey(key));
     }
   }
-  return out;
+  return sent;
 }
 
 }  // namespace tilejit::server

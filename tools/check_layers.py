@@ -43,7 +43,8 @@ DEPENDS = {
     "runner/runtime": ["runner/sim"],  # runner/runtime: libtilejit_runtime.so, the C ABI
     "cache": ["common"],  # tilejit_cache: stores by key, knows nothing of kernels
     "client": ["proto", "common"],  # tilejit_client: the C++ library over the stubs
-    "cli": ["client", "compiler", "runner/sim"],  # the tilejit CLI; offline mode in-process
+    # the tilejit CLI; offline mode in-process; cache/export_format for `cache export/import`
+    "cli": ["client", "compiler", "runner/sim", "cache"],
     "server": ["compiler", "runner/sim", "cache", "proto"],  # tilejitd: everything below
     "tests": None,  # None: may include anything (tests, benchmarks, fuzzers)
     "bench": None,

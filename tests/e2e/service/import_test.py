@@ -108,3 +108,45 @@ def test_tampered_entries_are_refused_and_honest_exports_serve(tmp_path):
         # The import's own recompiles are not cache work: the hit compiled nothing.
         assert c.scrape()["tilejit_backend_compiles_total"] == before
         assert c.scrape()["tilejit_import_refusals_total"] == 0
+
+
+CLI = os.environ.get("TILEJIT_CLI", "build/client/tilejit")
+
+
+def test_streamed_export_and_import_move_more_than_one_message_holds(tmp_path):
+    """With --max-message-bytes far below the cache's size, the unary Export cannot carry it;
+    `tilejit cache export`/`import` stream it through messages of one kernel each."""
+    import subprocess
+    small = ("--max-message-bytes", "16384")
+    sizes = (64, 128, 192, 256, 320, 384)
+    with Daemon(tmp_path / "a", *small) as a:
+        with grpc.insecure_channel(a.address) as ch:
+            stub = Stub(ch)
+            made = {m: stub.Compile(vec_add(m), timeout=120) for m in sizes}
+            assert sum(len(r.binary) for r in made.values()) > 16384
+            with pytest.raises(grpc.RpcError) as unary:
+                stub.Export(tj.ExportRequest(), timeout=60)
+            assert unary.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        out = tmp_path / "cache.tjx"
+        r = subprocess.run([CLI, "--server", a.address, "cache", "export", "-o", str(out)],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0 and r.stdout == f"exported {len(sizes)} kernel(s) to {out}\n", \
+            r.stdout + r.stderr
+    assert out.read_bytes().startswith(b"tilejit-cache-export 1\n")
+    truncated = tmp_path / "truncated.tjx"
+    truncated.write_bytes(out.read_bytes()[:-40])
+    with Daemon(tmp_path / "b", *small) as b:
+        cut = subprocess.run([CLI, "--server", b.address, "cache", "import", str(truncated)],
+                             capture_output=True, text=True, timeout=240)
+        assert cut.returncode != 0 and "truncated" in cut.stderr.lower() + cut.stdout.lower(), \
+            cut.stdout + cut.stderr
+        r = subprocess.run([CLI, "--server", b.address, "cache", "import", str(out)],
+                           capture_output=True, text=True, timeout=240)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert r.stdout.startswith(f"imported {len(sizes) - 5}, skipped 5") or \
+            r.stdout.startswith(f"imported {len(sizes)}, skipped 0"), r.stdout
+        with grpc.insecure_channel(b.address) as ch:
+            stub = Stub(ch)
+            for m in sizes:
+                hit = stub.Compile(vec_add(m), timeout=60)
+                assert hit.tier in ("memory", "sqlite") and hit.binary == made[m].binary
