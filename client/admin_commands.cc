@@ -30,6 +30,10 @@ int CacheList(Client& client, unsigned limit) {
 // moves with one kernel in memory at a time, and the file is cache/export_format's: written
 // atomically, with per-blob digests and an end line that makes truncation detectable. A file
 // from before (a serialised KernelBundle, from the unary Export) still imports.
+// The export file's side blob holding an entry's cluster signature (KernelBundle.Entry's
+// `signature`), as the daemon's stores name it.
+constexpr char kSignatureBlob[] = "cluster.mac";
+
 int CacheExport(Client& client, const CacheCommandOptions& o) {
   if (o.file.empty()) {
     std::cerr << "tilejit: cache export needs -o FILE\n";
@@ -41,6 +45,7 @@ int CacheExport(Client& client, const CacheCommandOptions& o) {
     cache::Entry entry;
     entry.key = e.key();
     entry.binary = e.binary();
+    if (!e.signature().empty()) entry.side.emplace(kSignatureBlob, e.signature());
     return writer->Write(entry);
   });
   if (!n.ok()) return ReportError(n.status());
@@ -77,6 +82,9 @@ int CacheImport(Client& client, const CacheCommandOptions& o) {
       e.set_key(record->entry.key);
       e.set_binary(std::move(record->entry.binary));
       e.set_sha256(Sha256Hex(e.binary()));
+      if (auto sig = record->entry.side.find(kSignatureBlob); sig != record->entry.side.end()) {
+        e.set_signature(sig->second);
+      }
       return std::optional<v1::KernelBundle::Entry>(std::move(e));
     });
   } else {

@@ -45,6 +45,7 @@ CacheKernelStore::CacheKernelStore(std::unique_ptr<cache::SqliteStore> sqlite,
                                    const CacheStoreOptions& options)
     : sqlite_(std::move(sqlite)),
       redis_(std::move(redis)),
+      signer_(options.signer),
       tiered_(cache::TieredCacheOptions{options.memory_bytes, options.ttl_ms, {}},
               Tiers(sqlite_.get(), redis_.get())) {}
 
@@ -77,6 +78,12 @@ Result<std::shared_ptr<const KernelRecord>> CacheKernelStore::Decode(
   record->key = e->key;
   record->binary = e->binary;
   record->metadata = std::move(metadata);
+  if (auto sig = e->side.find(kSignatureBlob); sig != e->side.end())
+    record->signature = sig->second;
+  if (signer_ != nullptr && !signer_->Verify(e->key, e->binary, record->signature)) {
+    return Corruption(record->signature.empty() ? "it carries no cluster signature"
+                                                : "its cluster signature does not verify");
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (decoded_.size() >= kMaxDecoded) decoded_.clear();
   decoded_[e->key] = Decoded{e, record};
@@ -105,6 +112,9 @@ Status CacheKernelStore::Put(std::shared_ptr<const KernelRecord> kernel) {
   entry.key = kernel->key;
   entry.binary = kernel->binary;
   entry.side.emplace(std::string(kMetadataBlob), std::move(metadata));
+  if (signer_ != nullptr) {
+    entry.side.emplace(std::string(kSignatureBlob), signer_->Sign(entry.key, entry.binary));
+  }
   return tiered_.Put(std::move(entry));
 }
 

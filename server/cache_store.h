@@ -17,6 +17,7 @@
 #include "cache/redis_store.h"
 #include "cache/sqlite_store.h"
 #include "cache/tiered_cache.h"
+#include "server/entry_signer.h"
 #include "server/kernel_store.h"
 
 namespace tilejit::server {
@@ -26,6 +27,9 @@ struct CacheStoreOptions {
   uint64_t max_bytes = uint64_t{2} << 30;  // SQLite size cap; 0: unlimited
   int64_t ttl_ms = 0;                      // 0: no TTL
   uint64_t memory_bytes = uint64_t{256} << 20;
+  // With a signer, every entry written carries its signature and an entry read without a
+  // valid one is dropped (counted as a corruption) and recompiled. Null: unsigned.
+  std::shared_ptr<const EntrySigner> signer;
 };
 
 class CacheKernelStore final : public KernelStore {
@@ -51,7 +55,8 @@ class CacheKernelStore final : public KernelStore {
   Result<std::shared_ptr<const KernelRecord>> Decode(const std::shared_ptr<const cache::Entry>& e);
 
   std::unique_ptr<cache::SqliteStore> sqlite_;
-  std::unique_ptr<cache::RedisStore> redis_;  // may be null
+  std::unique_ptr<cache::RedisStore> redis_;   // may be null
+  std::shared_ptr<const EntrySigner> signer_;  // may be null
   cache::TieredCache tiered_;
   // Decoded records by key, valid while the cache hands out the same Entry object: a memory
   // hit then costs no metadata parse.

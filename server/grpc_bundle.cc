@@ -18,9 +18,10 @@ void AddEntry(const KernelRecord& k, v1::KernelBundle::Entry* e) {
   e->set_key(k.key);
   e->set_binary(k.binary);
   e->set_sha256(Sha256Hex(k.binary));
+  e->set_signature(k.signature);
 }
 
-using ImportEntries = std::vector<std::pair<std::string, std::string>>;
+using ImportEntries = std::vector<ImportEntry>;
 
 // The (key, binary) pairs of `entries`; InvalidArgument naming the first whose bytes do not
 // match its digest.
@@ -31,7 +32,7 @@ Result<ImportEntries> CheckedEntries(const Entries& entries) {
     if (Sha256Hex(e.binary()) != e.sha256()) {
       return InvalidArgument("bundle entry " + e.key().substr(0, 16) + " fails its SHA-256 check");
     }
-    out.emplace_back(e.key(), e.binary());
+    out.push_back({e.key(), e.binary(), e.signature()});
   }
   return out;
 }

@@ -27,6 +27,7 @@ struct KernelRecord {
   std::string key;
   std::string binary;  // ELF bytes
   target::KernelMetadata metadata;
+  std::string signature;  // the cluster's (entry_signer.h); empty when unsigned
 };
 
 struct StoreHit {

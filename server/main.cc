@@ -30,6 +30,7 @@
 #include "runner/sim/sim_device.h"
 #include "server/auth.h"
 #include "server/cache_store.h"
+#include "server/cluster_signer.h"
 #include "server/compiler_backend.h"
 #include "server/config.h"
 #include "server/grpc_server.h"
@@ -46,6 +47,7 @@ namespace {
 struct SharedTier {
   std::unique_ptr<cache::RedisStore> store;
   std::unique_ptr<RedisClusterFlights> flights;
+  std::shared_ptr<const EntrySigner> signer;  // signs SQLite entries and export bundles
 };
 
 Result<SharedTier> OpenSharedTier(const DaemonConfig& c) {
@@ -81,7 +83,8 @@ Result<SharedTier> OpenSharedTier(const DaemonConfig& c) {
       "previous keys accepted; lease {} ms; timeout {} ms)",
       (*store)->client()->endpoint().ToString(), cache::ClusterKeyIdHex(keys->current_id()),
       keys->size() - 1, c.redis_lease_ms, c.redis_timeout_ms);
-  return SharedTier{std::move(store).value(), std::move(flights)};
+  return SharedTier{std::move(store).value(), std::move(flights),
+                    std::make_shared<const ClusterSigner>(keys)};
 }
 
 // SQLite's WAL needs shared memory between the processes using the file, which network file
@@ -101,13 +104,15 @@ void WarnIfNetworkFileSystem(const std::string& cache_path) {
 }
 
 Result<std::unique_ptr<KernelStore>> OpenStore(const DaemonConfig& config,
-                                               std::unique_ptr<cache::RedisStore> redis) {
+                                               std::unique_ptr<cache::RedisStore> redis,
+                                               std::shared_ptr<const EntrySigner> signer) {
   if (config.memory_only) return std::unique_ptr<KernelStore>(new MemoryKernelStore());
   CacheStoreOptions options;
   options.path = config.cache_path.empty() ? DefaultCachePath() : config.cache_path;
   options.max_bytes = config.cache_max_bytes;
   options.ttl_ms = config.cache_ttl_seconds * 1000;
   options.memory_bytes = config.memory_cache_bytes;
+  options.signer = std::move(signer);
   WarnIfNetworkFileSystem(options.path);
   std::string report;
   TILEJIT_ASSIGN_OR_RETURN(std::unique_ptr<CacheKernelStore> store,
@@ -245,12 +250,15 @@ int Run(const DaemonConfig& config, const sigset_t& signals) {
     return 1;
   }
   const cache::RedisStore* redis = shared->store.get();
-  Result<std::unique_ptr<KernelStore>> store = OpenStore(config, std::move(shared->store));
+  Result<std::unique_ptr<KernelStore>> store =
+      OpenStore(config, std::move(shared->store), shared->signer);
   if (!store.ok()) {
     spdlog::critical("cannot open the kernel cache: {}", store.status().ToString());
     return 1;
   }
-  CompileService core(ToServiceOptions(config), NewCompilerBackend(), std::move(store).value(),
+  ServiceOptions service_options = ToServiceOptions(config);
+  service_options.signer = shared->signer;
+  CompileService core(std::move(service_options), NewCompilerBackend(), std::move(store).value(),
                       runner::sim::SimDeviceFactory(), std::move(shared->flights));
   if (redis != nullptr) RegisterRedisMetrics(&core.metrics(), redis);
   GrpcServerOptions grpc_options;

@@ -49,6 +49,7 @@
 #include "server/admission.h"
 #include "server/backend.h"
 #include "server/cluster.h"
+#include "server/entry_signer.h"
 #include "server/handoff.h"
 #include "server/kernel_store.h"
 #include "server/memo.h"
@@ -57,6 +58,16 @@
 #include "server/worker_pool.h"
 
 namespace tilejit::server {
+
+// One entry of an Import: a kernel binary under its key, with the cluster's signature of it
+// when the exporting daemon had a cluster key.
+struct ImportEntry {
+  ImportEntry(std::string k, std::string b, std::string s = {})
+      : key(std::move(k)), binary(std::move(b)), signature(std::move(s)) {}
+  std::string key;
+  std::string binary;
+  std::string signature;  // empty: unsigned
+};
 
 struct ServiceOptions {
   int workers = 2;                // back-end compile threads
@@ -78,6 +89,10 @@ struct ServiceOptions {
   int max_calls = 240;
   int max_calls_per_caller = 64;
   frontend::HostLimits frontend_limits;  // the bounds on each request's factory run
+  // With a signer, Import takes an entry whose cluster signature verifies without recompiling
+  // it, and refuses one whose signature does not (entry_signer.h). Null: every entry is
+  // recompiled.
+  std::shared_ptr<const EntrySigner> signer;
   int launch_host_threads = 1;  // device host threads per launch (LaunchOptions::host_threads)
   // Tests only: every back-end run first sleeps this long, so that concurrent requests
   // overlap deterministically in end-to-end tests (single-flight, queueing). 0: off.
@@ -226,12 +241,13 @@ class CompileService {
   using ExportSink = std::function<bool(const KernelRecord&)>;
   Result<size_t> ExportEach(const std::vector<std::string>& handles, size_t limit,
                             const ExportSink& sink);
-  // Stores each (key, binary) that is new, once compiling the canonical IR and configs the
-  // binary embeds gives that key and exactly those bytes (service_import.cc); returns
+  // Stores each entry that is new, once its cluster signature verifies or else compiling the
+  // canonical IR and configs the binary embeds gives that key and exactly those bytes
+  // (service_import.cc); returns
   // (imported, already present). Any entry that is malformed or fails the check refuses the
   // whole call (kInvalidArgument naming the entry, counted) and imports nothing.
-  Result<std::pair<size_t, size_t>> Import(
-      const std::vector<std::pair<std::string, std::string>>& entries, const CallContext& ctx = {});
+  Result<std::pair<size_t, size_t>> Import(const std::vector<ImportEntry>& entries,
+                                           const CallContext& ctx = {});
 
   // Refuse new work (kUnavailable) from now on; work in progress continues.
   void StartDraining() { draining_.store(true); }
@@ -280,8 +296,8 @@ class CompileService {
   Result<size_t> EvictKeys(const std::vector<std::string>& handles);
   Result<size_t> ExportKernels(const std::vector<std::string>& handles, size_t limit,
                                const ExportSink& sink);
-  Result<std::pair<size_t, size_t>> ImportKernels(
-      const std::vector<std::pair<std::string, std::string>>& entries, const CallContext& ctx);
+  Result<std::pair<size_t, size_t>> ImportKernels(const std::vector<ImportEntry>& entries,
+                                                  const CallContext& ctx);
   Status VerifyByRecompiling(const std::string& key, const std::string& binary,
                              const target::KernelSource& source,
                              const target::KernelMetadata& metadata, const CallContext& ctx);
@@ -338,6 +354,7 @@ class CompileService {
   Counter* stopped_compiles_ = nullptr;     // back-end runs stopped because nobody waited
   CounterFamily* refused_calls_ = nullptr;  // limit: "caller" or "all"
   Counter* import_refusals_ = nullptr;
+  Counter* signed_imports_ = nullptr;
   Counter* cluster_leads_ = nullptr;
   Counter* cluster_waits_ = nullptr;
   Counter* cluster_remote_kernels_ = nullptr;

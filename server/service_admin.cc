@@ -36,6 +36,9 @@ void CompileService::RegisterMetrics() {
   frontend_runs_ = single("tilejit_frontend_runs_total", "Frontend (Specialize) runs");
   import_refusals_ = single("tilejit_import_refusals_total",
                             "Import entries refused (not reproduced by compiling them here)");
+  signed_imports_ =
+      single("tilejit_import_signed_total",
+             "Import entries taken on their valid cluster signature (not recompiled)");
   stopped_compiles_ = single("tilejit_stopped_compiles_total",
                              "Back-end runs stopped because every caller waiting for them gave up");
   cluster_leads_ = single("tilejit_cluster_leases_total",

@@ -3,8 +3,9 @@
 // configs the binary embeds (its .tilejit.source section), gets the entry's key and exactly
 // its bytes. Codegen is deterministic, so an honest export always passes, and a binary that
 // was altered, or filed under another kernel's key, never does: an admin token alone cannot
-// make every later caller run a crafted binary. (Cluster-signed entries, which would skip the
-// recompile, are the cluster tier's to add.)
+// make every later caller run a crafted binary. With a cluster key, an entry signed by a node
+// holding it is taken without the recompile: the signature vouches for it as it does for the
+// Redis tier's values; a signature that does not verify refuses the entry.
 //
 // The recompile runs on the compile pool under the same bounds as any compile, so an import
 // costs what compiling its kernels costs. Entries already present are not recompiled: they
@@ -55,17 +56,17 @@ Result<std::vector<uint8_t>> WithParamNames(const std::vector<uint8_t>& binary,
 
 }  // namespace
 
-Result<std::pair<size_t, size_t>> CompileService::Import(
-    const std::vector<std::pair<std::string, std::string>>& entries, const CallContext& ctx) {
+Result<std::pair<size_t, size_t>> CompileService::Import(const std::vector<ImportEntry>& entries,
+                                                         const CallContext& ctx) {
   return Counted("Import", ImportKernels(entries, ctx));
 }
 
 Result<std::pair<size_t, size_t>> CompileService::ImportKernels(
-    const std::vector<std::pair<std::string, std::string>>& entries, const CallContext& ctx) {
+    const std::vector<ImportEntry>& entries, const CallContext& ctx) {
   // Check everything first, so a bad bundle imports nothing.
   std::vector<std::shared_ptr<KernelRecord>> records;
   size_t present = 0;
-  for (const auto& [key, binary] : entries) {
+  for (const auto& [key, binary, signature] : entries) {
     if (!IsHexDigest(key)) return InvalidArgument("bundle entry has a malformed key");
     std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(binary.data()), binary.size());
     Result<target::KernelBinary> decoded = target::ReadKernelBinary(bytes);
@@ -80,8 +81,15 @@ Result<std::pair<size_t, size_t>> CompileService::ImportKernels(
       ++present;
       continue;
     }
-    TILEJIT_RETURN_IF_ERROR(
-        VerifyByRecompiling(key, binary, decoded->source, decoded->metadata, ctx));
+    if (options_.signer != nullptr && !signature.empty()) {
+      if (!options_.signer->Verify(key, binary, signature)) {
+        return Refused(key, "its cluster signature does not verify under this daemon's keys");
+      }
+      signed_imports_->Inc();  // vouched for by a node holding the cluster key
+    } else {
+      TILEJIT_RETURN_IF_ERROR(
+          VerifyByRecompiling(key, binary, decoded->source, decoded->metadata, ctx));
+    }
     auto record = std::make_shared<KernelRecord>();
     record->key = key;
     record->binary = binary;

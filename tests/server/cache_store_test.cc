@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "runner/sim/sim_device.h"
+#include "server/cluster_signer.h"
 #include "server/service.h"
 #include "tests/server/fake_backend.h"
 
@@ -28,9 +29,11 @@ class CacheStoreTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::unique_ptr<CompileService> Start(FakeBackend::Counters* counters) {
+  std::unique_ptr<CompileService> Start(FakeBackend::Counters* counters,
+                                        std::shared_ptr<const EntrySigner> signer = nullptr) {
     CacheStoreOptions options;
     options.path = (dir_ / "kernels.sqlite").string();
+    options.signer = std::move(signer);
     std::string report;
     auto store = CacheKernelStore::Open(options, &report);
     EXPECT_TRUE(store.ok()) << store.status();
@@ -99,6 +102,51 @@ TEST(DefaultCachePath, FollowsXdgCacheHome) {
   } else {
     unsetenv("XDG_CACHE_HOME");
   }
+}
+
+std::shared_ptr<const EntrySigner> Signer(std::vector<std::string> keys) {
+  Result<cache::ClusterKeyRing> ring = cache::ClusterKeyRing::FromKeys(keys);
+  EXPECT_TRUE(ring.ok()) << ring.status();
+  return std::make_shared<const ClusterSigner>(
+      std::make_shared<const cache::ClusterKeyRing>(std::move(ring).value()));
+}
+
+TEST(ClusterSigner, VerifiesItsOwnSignaturesOnlyForThatKeyAndBinary) {
+  const std::string a(32, 'a'), b(32, 'b');
+  auto signer = Signer({a});
+  const std::string sig = signer->Sign("00ff", "binary");
+  EXPECT_EQ(sig.size(), 40u);
+  EXPECT_TRUE(signer->Verify("00ff", "binary", sig));
+  EXPECT_FALSE(signer->Verify("00fe", "binary", sig)) << "moved to another key";
+  EXPECT_FALSE(signer->Verify("00ff", "binarY", sig)) << "another binary";
+  EXPECT_FALSE(signer->Verify("00ff", "binary", ""));
+  EXPECT_FALSE(signer->Verify("00ff", "binary", sig.substr(0, 39)));
+  EXPECT_FALSE(Signer({b})->Verify("00ff", "binary", sig)) << "an unknown key";
+  EXPECT_TRUE(Signer({b, a})->Verify("00ff", "binary", sig)) << "a previous key of the ring";
+}
+
+TEST_F(CacheStoreTest, SignedEntriesVerifyOnReadAndOthersAreDroppedAndRecompiled) {
+  const std::string a(32, 'a'), b(32, 'b');
+  FakeBackend::Counters first, same, stranger, unsigned_reader;
+  {
+    auto service = Start(&first, Signer({a}));
+    ASSERT_TRUE(service->Compile(Request(), {}, {})->ok);
+  }
+  {
+    auto service = Start(&same, Signer({b, a}));  // rotated: a is a previous key
+    EXPECT_EQ(service->Compile(Request(), {}, {})->tier, "sqlite");
+    EXPECT_EQ(same.lower.load(), 0);
+  }
+  {
+    auto service = Start(&stranger, Signer({std::string(32, 'c')}));
+    Result<CompileReply> r = service->Compile(Request(), {}, {});
+    ASSERT_TRUE(r.ok() && r->ok) << r.status();
+    EXPECT_EQ(r->tier, "compiled");
+    EXPECT_EQ(stranger.lower.load(), 1);
+    EXPECT_EQ(service->Stats().store.corruptions, 1u);
+  }
+  auto service = Start(&unsigned_reader);  // no cluster key: the signature is not checked
+  EXPECT_EQ(service->Compile(Request(), {}, {})->tier, "sqlite");
 }
 
 }  // namespace

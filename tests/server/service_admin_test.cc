@@ -209,7 +209,7 @@ TEST_F(ServiceAdminTest, ExportThenImportIntoAnotherService) {
   ASSERT_TRUE(exported.ok());
   ASSERT_EQ(exported->size(), 1u);
   std::unique_ptr<CompileService> other = Make();
-  std::vector<std::pair<std::string, std::string>> entries;
+  std::vector<ImportEntry> entries;
   for (const auto& k : *exported) entries.emplace_back(k->key, k->binary);
   auto counts = other->Import(entries);
   ASSERT_TRUE(counts.ok()) << counts.status();

@@ -14,7 +14,9 @@ counters from Stats and the metrics endpoint:
 - Redis stopped, paused (SIGSTOP) or replaced by a server answering garbage: compiles still
   succeed, and the circuit breaker opens and closes again;
 - values signed with a key a node does not hold are refused and counted, and a rotated ring
-  (new key current, old key previous) keeps the old entries valid.
+  (new key current, old key previous) keeps the old entries valid;
+- an export made with the cluster key imports on its signatures into a node with the same
+  key, is refused by a node with another key, and is recompiled by a node without one.
 
 Environment: TILEJITD, TILEJIT_KERNELS_DIR, PROTOC, TILEJIT_PROTO_DIR.
 """
@@ -319,3 +321,41 @@ def test_values_signed_with_an_unknown_key_are_refused_and_rotation_keeps_old_on
             fresh.stop()
     finally:
         rotated.stop()
+
+
+def test_signed_exports_import_without_recompiling_and_foreign_ones_are_refused(tmp_path, redis,
+                                                                             keys):
+    import subprocess
+    cli = os.environ.get("TILEJIT_CLI", "build/client/tilejit")
+    sizes = (128, 384, 512)
+    out = tmp_path / "signed.tjx"
+    with node(tmp_path, "a", redis.url, keys) as a:
+        made = {m: compile_on(a, gemm(m, *GEMM[1:])) for m in sizes}
+        r = subprocess.run([cli, "--server", a.address, "cache", "export", "-o", str(out)],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+    assert out.read_bytes().count(b"blob cluster.mac 40 ") == len(sizes)
+    redis.command("FLUSHALL")  # importers must not find the kernels in the shared tier
+
+    def import_into(d):
+        return subprocess.run([cli, "--server", d.address, "cache", "import", str(out)],
+                              capture_output=True, text=True, timeout=240)
+
+    with node(tmp_path, "b", redis.url, keys) as b:
+        r = import_into(b)
+        assert r.returncode == 0 and r.stdout.startswith(f"imported {len(sizes)},"), r.stderr
+        m = b.scrape()
+        assert m["tilejit_import_signed_total"] == len(sizes)  # taken on their signatures
+        for size in sizes:
+            hit = compile_on(b, gemm(size, *GEMM[1:]))
+            assert hit.tier in ("memory", "sqlite") and hit.binary == made[size].binary
+    foreign = key_file(tmp_path / "foreign.key", secrets.token_hex(32))
+    with node(tmp_path, "c", redis.url, foreign) as c:
+        r = import_into(c)
+        assert r.returncode != 0 and "cluster signature does not verify" in r.stderr, r.stderr
+        assert c.scrape()["tilejit_import_refusals_total"] == 1
+    # No cluster key: each entry is verified by recompiling it, then taken.
+    with Daemon(tmp_path / "d", metrics=True) as d:
+        r = import_into(d)
+        assert r.returncode == 0 and r.stdout.startswith(f"imported {len(sizes)},"), r.stderr
+        assert d.scrape()["tilejit_import_signed_total"] == 0
