@@ -272,7 +272,7 @@ class CompileService::CompileRun {
     const SteadyTime queued_at = std::chrono::steady_clock::now();
     auto job = [s = s_, spec = spec_, flight, queued_at, digest = reply_.request_digest] {
       FlightResult r = s->RunLower(spec, flight, queued_at);
-      r.leader_digest = digest;
+      if (!r.remote) r.leader_digest = digest;
       s->flights_.Finish(spec.key, flight, std::move(r));
     };
     Result<size_t> position = s_->pool_.Submit(std::move(job));

@@ -86,6 +86,7 @@ std::optional<FlightResult> CompileService::RemoteResult(const std::string& key)
   if (Result<StoreHit> hit = store_->Get(key); hit.ok()) {
     cluster_remote_kernels_->Inc();
     FlightResult r;
+    r.remote = true;
     r.kernel = hit->kernel;
     r.tier = hit->tier;
     return r;
@@ -93,6 +94,7 @@ std::optional<FlightResult> CompileService::RemoteResult(const std::string& key)
   if (std::optional<SharedError> error = cluster_->FindError(key)) {
     cluster_remote_errors_->Inc();
     FlightResult r;
+    r.remote = true;
     r.status = CompileError(error->message);
     r.diagnostics = std::move(error->diagnostics);
     return r;

@@ -36,10 +36,13 @@ struct FlightResult {
   std::vector<PassTiming> passes;
   double queue_millis = 0;
   double backend_millis = 0;
-  std::string leader_digest;  // request digest of the leader (whose source located diagnostics)
+  // Request digest of the leader (whose source located diagnostics); empty for another node's
+  // result, whose diagnostics point into a request this node never saw.
+  std::string leader_digest;
   // Where the kernel came from when another node compiled it (the store tier that served it
   // once it appeared, e.g. "redis"); empty when this node compiled it.
   std::string tier;
+  bool remote = false;  // another node's kernel or compile error
 };
 
 // One compile's result slot (a Handoff) and the latest deadline among its waiters.

@@ -221,6 +221,9 @@ def test_a_compile_error_is_shared_with_the_waiting_node(tmp_path, redis, keys):
         ta.join(60)
         assert not results["a"].ok and not got.ok
         assert "needs 524288 bytes" in got.error, got.error
+        # A's diagnostics point into A's request: B reports them without a location.
+        assert got.diagnostics and all(d.line == 0 for d in got.diagnostics), got.diagnostics
+        assert any(d.line > 0 for d in results["a"].diagnostics)
         m = b.scrape()
         assert m["tilejit_cluster_remote_errors_total"] == 1
         assert m["tilejit_backend_compiles_total"] == 0
