@@ -17,7 +17,7 @@ UNIT_SUBPATH = os.path.join("lib", "systemd", "system", "tilejitd.service")
 # The Redis tier's settings (docs/redis_tier.md), added to tilejitd while the example file was
 # written: the example lists them (commented out) whether or not --help does yet.
 REDIS_KEYS = {"redis", "redis_password_file", "cluster_key_file", "redis_timeout_ms",
-              "redis_ttl_seconds", "redis_lease_ms"}
+              "redis_breaker_cooldown_ms", "redis_ttl_seconds", "redis_lease_ms"}
 
 # Flags of tilejitd that are not settings: --help, and --config (the file itself).
 _NOT_SETTINGS = {"help", "config"}

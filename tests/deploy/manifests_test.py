@@ -10,7 +10,7 @@
 - compose: every secret a service uses is defined (with a file), published host ports are
   distinct, every tilejitd flag it passes exists.
 - deploy/tilejitd.example.toml lists exactly the settings of `tilejitd --help` plus the Redis
-  tier's six (commented out until they exist), each set to its --help default.
+  tier's seven (commented out until they exist), each set to its --help default.
 """
 import glob
 import os
