@@ -56,3 +56,37 @@ function(tilejit_add_test name)
     PROPERTIES LABELS ${T_LABEL} TIMEOUT ${T_TIMEOUT}
     DISCOVERY_TIMEOUT 120)
 endfunction()
+
+# tilejit_install_configured(TEMPLATE DESTINATION NAME [VAR VALUE]...): installs TEMPLATE as
+# DESTINATION/NAME (relative to the prefix) with its @VARIABLES@ filled in at install time.
+# `cmake --install BUILD --prefix P` chooses the prefix only then, so a configure-time value
+# such as CMAKE_INSTALL_FULL_BINDIR would name the configured prefix, not P. The script sets
+# CMAKE_INSTALL_FULL_BINDIR, _LIBDIR and _DOCDIR from the install-time prefix, then each VAR
+# (a VALUE may use them, escaped: "\${CMAKE_INSTALL_FULL_BINDIR}/tilejitd", and generator
+# expressions). The file is written straight into $DESTDIR/prefix (never into the build tree,
+# which two installs to different prefixes may share) and listed in install_manifest.txt.
+function(tilejit_install_configured template destination name)
+  set(code "")
+  foreach(dir BINDIR LIBDIR DOCDIR)
+    if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+      string(APPEND code "set(CMAKE_INSTALL_FULL_${dir} \"${CMAKE_INSTALL_${dir}}\")\n")
+    else()
+      string(APPEND code
+        "set(CMAKE_INSTALL_FULL_${dir} \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_${dir}}\")\n")
+    endif()
+  endforeach()
+  # Pairs by index: a list would drop an empty VALUE.
+  math(EXPR last "${ARGC} - 1")
+  if(last GREATER 2)
+    foreach(i RANGE 3 ${last} 2)
+      math(EXPR j "${i} + 1")
+      string(APPEND code "set(${ARGV${i}} \"${ARGV${j}}\")\n")
+    endforeach()
+  endif()
+  string(APPEND code "
+    set(tilejit_configured_out \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${destination}/${name}\")
+    message(STATUS \"Installing: \${tilejit_configured_out}\")
+    configure_file(\"${template}\" \"\${tilejit_configured_out}\" @ONLY NO_SOURCE_PERMISSIONS)
+    list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${tilejit_configured_out}\")\n")
+  install(CODE "${code}")
+endfunction()
