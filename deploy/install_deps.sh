@@ -17,6 +17,9 @@ PACKAGES=(
   # the Python package (client/python: gRPC, protobuf messages) and its tests
   # (tests/client/python): torch 1.13 CPU, per-test timeouts
   python3-protobuf python3-torch python3-pytest-timeout
+  # tests/deploy: YAML manifests, `systemd-analyze verify` of the unit (installing the package
+  # does not start systemd)
+  python3-yaml systemd
 )
 
 # Node.js and npm run the e2e reflection client (tests/e2e/service/js). Only when `npm` is
