@@ -86,20 +86,7 @@ kill -KILL "$REDIS_PID"
 wait "$REDIS_PID" 2>/dev/null || true
 "$BENCH" hits --server "$A" --label stopped --kernels "$KERNELS"
 GARBAGE_PORT="$(free_port)"
-python3 - "$GARBAGE_PORT" <<'PY' &
-import socket, sys, threading
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(16)
-def answer(c):
-    with c:
-        try:
-            while c.recv(65536):
-                c.sendall(b"%garbage\x00\xff\r\n")
-        except OSError:
-            pass
-while True:
-    threading.Thread(target=answer, args=(s.accept()[0],), daemon=True).start()
-PY
+python3 "$ROOT/tests/e2e/service/redis_server.py" garbage "$GARBAGE_PORT" &
 PIDS+=("$!")
 sleep 0.3
 start_daemon g "redis://127.0.0.1:$GARBAGE_PORT"

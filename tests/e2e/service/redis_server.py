@@ -8,24 +8,23 @@ kill() stops it at once. command(...) sends one command over RESP and returns th
 (bytes, int, list, or an Exception for an error reply), for tests that look at or tamper
 with what the daemons stored, as an outside agent would.
 
-GarbageServer() accepts connections on a free loopback port and answers every read with
-bytes that are not RESP.
+GarbageServer() accepts connections on a free loopback port (or `port`) and answers every
+read with bytes that are not RESP. `python3 redis_server.py garbage PORT` runs one until killed
+(bench/cluster/run.sh).
 """
 import atexit
 import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemon import _free_port as free_port  # noqa: E402
+
 REDIS_SERVER = os.environ.get("REDIS_SERVER", "/usr/bin/redis-server")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _read_reply(f):
@@ -115,9 +114,10 @@ class RedisServer:
 class GarbageServer:
     """Answers every request with bytes that are not RESP."""
 
-    def __init__(self):
+    def __init__(self, port=0):
         self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", port))
         self.sock.listen(16)
         self.port = self.sock.getsockname()[1]
         self.connections = 0
@@ -149,3 +149,8 @@ class GarbageServer:
     def close(self):
         self._stop = True
         self.sock.close()
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["garbage"]:
+    GarbageServer(int(sys.argv[2]))
+    threading.Event().wait()
