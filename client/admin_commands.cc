@@ -54,11 +54,40 @@ int CacheExport(Client& client, const CacheCommandOptions& o) {
   return kExitOk;
 }
 
-bool IsExportFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+// One entry of an export file as a bundle entry; Corruption when its digest fails.
+Result<v1::KernelBundle::Entry> BundleEntryOf(const std::string& file, cache::ImportRecord record) {
+  if (!record.verified) {
+    return Corruption(file + ": entry " + record.entry.key.substr(0, 16) +
+                      " fails its digest check");
+  }
+  v1::KernelBundle::Entry e;
+  e.set_key(record.entry.key);
+  e.set_binary(std::move(record.entry.binary));
+  e.set_sha256(Sha256Hex(e.binary()));
+  if (auto sig = record.entry.side.find(kSignatureBlob); sig != record.entry.side.end()) {
+    e.set_signature(sig->second);
+  }
+  return e;
+}
+
+// An export file through ImportStream, or a KernelBundle file (the unary Export's) through
+// Import, told apart by the export file's first line.
+Result<v1::ImportResponse> ImportFile(Client& client, const std::string& file, std::ifstream& in) {
   std::string first;
   std::getline(in, first);
-  return first.starts_with("tilejit-cache-export ");
+  if (!first.starts_with("tilejit-cache-export ")) {
+    in.clear();
+    in.seekg(0);
+    return client.Import(
+        std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+  }
+  TILEJIT_ASSIGN_OR_RETURN(cache::ExportReader reader, cache::ExportReader::Open(file));
+  return client.ImportStream([&]() -> Result<std::optional<v1::KernelBundle::Entry>> {
+    TILEJIT_ASSIGN_OR_RETURN(std::optional<cache::ImportRecord> record, reader.Next());
+    if (!record) return std::optional<v1::KernelBundle::Entry>();
+    TILEJIT_ASSIGN_OR_RETURN(v1::KernelBundle::Entry e, BundleEntryOf(file, std::move(*record)));
+    return std::optional<v1::KernelBundle::Entry>(std::move(e));
+  });
 }
 
 int CacheImport(Client& client, const CacheCommandOptions& o) {
@@ -67,30 +96,7 @@ int CacheImport(Client& client, const CacheCommandOptions& o) {
     std::cerr << "tilejit: cannot read '" << o.file << "'\n";
     return kExitUsage;
   }
-  Result<v1::ImportResponse> r = NotFound("");
-  if (IsExportFile(o.file)) {
-    Result<cache::ExportReader> reader = cache::ExportReader::Open(o.file);
-    if (!reader.ok()) return ReportError(reader.status());
-    r = client.ImportStream([&]() -> Result<std::optional<v1::KernelBundle::Entry>> {
-      TILEJIT_ASSIGN_OR_RETURN(std::optional<cache::ImportRecord> record, reader->Next());
-      if (!record) return std::optional<v1::KernelBundle::Entry>();
-      if (!record->verified) {
-        return Corruption(o.file + ": entry " + record->entry.key.substr(0, 16) +
-                          " fails its digest check");
-      }
-      v1::KernelBundle::Entry e;
-      e.set_key(record->entry.key);
-      e.set_binary(std::move(record->entry.binary));
-      e.set_sha256(Sha256Hex(e.binary()));
-      if (auto sig = record->entry.side.find(kSignatureBlob); sig != record->entry.side.end()) {
-        e.set_signature(sig->second);
-      }
-      return std::optional<v1::KernelBundle::Entry>(std::move(e));
-    });
-  } else {
-    std::string bundle((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    r = client.Import(bundle);
-  }
+  Result<v1::ImportResponse> r = ImportFile(client, o.file, in);
   if (!r.ok()) return ReportError(r.status());
   std::cout << "imported " << r->imported() << ", skipped " << r->skipped()
             << " (already present)\n";

@@ -42,9 +42,6 @@ class ClusterLease {
   virtual ~ClusterLease() = default;  // releases the lease (compare-and-delete)
   // Publishes the compile error of the key this lease is for; best effort.
   virtual void ShareError(const SharedError& error) = 0;
-  // False once the lease was lost (it lapsed, or another node took it); the holder may finish,
-  // but another node may be compiling too.
-  virtual bool held() const = 0;
 };
 
 class ClusterFlights {

@@ -23,7 +23,7 @@ void AddEntry(const KernelRecord& k, v1::KernelBundle::Entry* e) {
 
 using ImportEntries = std::vector<ImportEntry>;
 
-// The (key, binary) pairs of `entries`; InvalidArgument naming the first whose bytes do not
+// `entries` for CompileService::Import; InvalidArgument naming the first whose bytes do not
 // match its digest.
 template <typename Entries>
 Result<ImportEntries> CheckedEntries(const Entries& entries) {

@@ -90,7 +90,6 @@ class RedisClusterFlights::Lease final : public ClusterLease {
       : flights_(flights), held_(std::move(held)) {}
   ~Lease() override { flights_->Drop(held_); }
   void ShareError(const SharedError& error) override { flights_->ShareError(held_->key, error); }
-  bool held() const override { return !held_->lost.load(); }
 
  private:
   RedisClusterFlights* flights_;
