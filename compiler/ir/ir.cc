@@ -174,7 +174,19 @@ Var MakeVar(std::string name, DType dtype, SourceLoc loc) {
   return std::make_shared<const VarNode>(VarNode{std::move(name), dtype, loc});
 }
 
+bool BufferNode::has_symbolic_dims() const {
+  for (const Var& v : dim_symbols)
+    if (v != nullptr) return true;
+  return false;
+}
+
+const Var& BufferNode::DimSymbol(size_t d) const {
+  static const Var kNone;
+  return d < dim_symbols.size() ? dim_symbols[d] : kNone;
+}
+
 int64_t BufferNode::num_elements() const {
+  TILEJIT_CHECK(!has_symbolic_dims()) << "element count of '" << name << "', which has symbolic dims";
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;

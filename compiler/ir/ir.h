@@ -81,9 +81,16 @@ using Expr = std::shared_ptr<const ExprNode>;
 // How a GM parameter is used; on-chip buffers are kLocal.
 enum class BufferRole : uint8_t { kLocal, kInput, kOutput, kWorkspace };
 
+// The shape entry of a dim whose extent is a symbol, known only at launch.
+inline constexpr int64_t kSymbolicDim = -1;
+
 struct BufferNode {
   std::string name;            // hint only
-  std::vector<int64_t> shape;  // static extents (symbolic dims may come later)
+  // Extents. A GM parameter's dim may be a kernel symbol (T.symbolic): then shape[d] is
+  // kSymbolicDim and dim_symbols[d] the symbol's var; otherwise dim_symbols is empty or its
+  // entry null. On-chip buffers are always static.
+  std::vector<int64_t> shape;
+  std::vector<Var> dim_symbols;
   DType dtype = DType::kFloat32;
   MemScope scope = MemScope::kGM;
   BufferRole role = BufferRole::kLocal;
@@ -95,7 +102,10 @@ struct BufferNode {
   bool compiler_made = false;
   SourceLoc loc;
 
-  int64_t num_elements() const;
+  bool has_symbolic_dims() const;
+  // The symbol of dim d, or null when the dim is static.
+  const Var& DimSymbol(size_t d) const;
+  int64_t num_elements() const;  // TILEJIT_CHECKs that every dim is static
   int64_t size_bytes() const { return num_elements() * DTypeBytes(dtype); }
 };
 using Buffer = std::shared_ptr<const BufferNode>;
@@ -270,7 +280,10 @@ struct Region {
   // Extents with leading unit dims dropped (`x[i, :]` of an [R, C] buffer is [C]); the shape
   // rule for tile-op operands.
   std::vector<int64_t> TrimmedShape() const;
-  int64_t num_elements() const;
+  bool has_symbolic_dims() const;
+  // The symbol of dim d, or null when the dim is static.
+  const Var& DimSymbol(size_t d) const;
+  int64_t num_elements() const;  // TILEJIT_CHECKs that every dim is static
 };
 Region WholeBuffer(const Buffer& b, SourceLoc loc = {});
 // A shape as diagnostics print it: "[128, 64]".
@@ -604,6 +617,10 @@ Stmt MakeTileOp(TileOpCode op, std::vector<Operand> args, std::vector<Attr> attr
 struct Kernel {
   std::string name;            // the prim_func's name hint ("main"); not printed canonically
   std::vector<Buffer> params;  // GM tensors in signature (ABI) order, roles set
+  // T.symbolic dims, in order of first appearance in the params' shapes (ABI: their values
+  // follow the tensor addresses in the launch arguments). Each is an int32 var that
+  // expressions anywhere in the body may read; each is some input param's dim.
+  std::vector<Var> symbols;
   std::vector<int> out_idx;    // normalised: non-negative, in the caller's order
   std::vector<int> workspace_idx;
   Stmt body;  // a KernelNode (possibly wrapped in Lets/Seq for prelude code)

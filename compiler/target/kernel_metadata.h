@@ -28,7 +28,7 @@ namespace tilejit::target {
 // Version of the whole kernel binary format (ELF layout, metadata schema, line table
 // encoding) and of the ISA semantics the binary relies on. Any change to any of them bumps it;
 // readers accept only their own version.
-inline constexpr uint32_t kKernelBinaryFormatVersion = 4;
+inline constexpr uint32_t kKernelBinaryFormatVersion = 5;
 
 // How the runner treats a parameter (TileLang's allocation convention, DESIGN.md section 5):
 // inputs are passed by the caller; outputs and workspaces are allocated by the runner.
@@ -41,10 +41,26 @@ enum class CoreMix : uint8_t { kCubeOnly, kVectorOnly, kMixed };
 std::string_view CoreMixName(CoreMix m);  // "cube", "vector", "mixed"
 std::optional<CoreMix> ParseCoreMix(std::string_view name);
 
+// A dimension of a parameter that is known only at launch (TileLang's T.symbolic("M")). The
+// runner binds each symbol from the shapes of the input tensors and passes its value in
+// launch argument slot params.size() + (symbol index), after the tensor addresses.
+struct KernelSymbol {
+  std::string name;  // the author's name, e.g. "M"; non-empty, unique among symbols
+  // The largest value the generated code handles (fields the value flows into, int32 index
+  // arithmetic); a launch binding a value outside [0, max] is refused. 0 <= max <= INT32_MAX.
+  int64_t max = INT32_MAX;
+
+  bool operator==(const KernelSymbol&) const = default;
+};
+
+// Entries of KernelParam::dim_symbols.
+inline constexpr int kStaticDim = -1;       // the extent is shape[d]
+inline constexpr int kBlockCountDim = -2;   // the launch's block count (compiler workspaces, dim 0)
+
 // One GM tensor parameter, in ABI (signature) order.
 struct KernelParam {
   std::string name;            // canonical name hint, e.g. "A" or "p0"; non-empty, unique
-  std::vector<int64_t> shape;  // static extents, each >= 0; rank <= kMaxRank
+  std::vector<int64_t> shape;  // static extents, each >= 0 (0 where the dim is symbolic); rank <= kMaxRank
   ElementType dtype = ElementType::kFloat32;
   ParamRole role = ParamRole::kInput;
   // A workspace added by the compiler rather than declared by the kernel author. Only for
@@ -53,6 +69,11 @@ struct KernelParam {
   // block_count * workspace_bytes_per_block must fit in the tensor's bytes.
   bool compiler_workspace = false;
   int64_t workspace_bytes_per_block = 0;  // > 0 iff compiler_workspace
+  // One entry per dim: kStaticDim, a symbol index (the extent is that symbol's value), or
+  // kBlockCountDim (only dim 0 of a compiler workspace of a kernel with a symbolic grid).
+  // Every symbol is the extent of at least one dim of an input parameter.
+  // Empty means every dim is static (kStaticDim); written that way when it is.
+  std::vector<int> dim_symbols;
 
   bool operator==(const KernelParam&) const = default;
 };
@@ -105,6 +126,14 @@ struct KernelMetadata {
   std::vector<int> out_idx;
   std::vector<int> workspace_idx;
   int64_t block_count = 1;  // logical blocks (the grid); 1 <= block_count <= kMaxBlockCount
+  // The symbols, in order (launch argument slots params.size() + i).
+  std::vector<KernelSymbol> symbols;
+  // The grid when it depends on symbols (then block_count is 0), empty otherwise: a postfix
+  // program over int64 evaluated at launch. Tokens: "c<int>" pushes the constant, "s<i>" symbol
+  // i's value; "+", "-", "*", "//", "%" (floor semantics), "min", "max" pop two and push one.
+  // At most kMaxGridTokens tokens; it must leave exactly one value, which must lie in
+  // [0, kMaxBlockCount] for the launch (0: an empty launch that runs no block).
+  std::vector<std::string> grid;
   CoreMix core_mix = CoreMix::kMixed;
   // AIV sub-cores used per block: 0 for kCubeOnly; 1 or 2 otherwise (the cube:vector ratio
   // 1:1 or 1:2 for kMixed, threads=1 or 2 for kVectorOnly).
@@ -123,6 +152,8 @@ inline constexpr int64_t kMaxBlockCount = int64_t{1} << 31;
 inline constexpr size_t kMaxPrints = 4096;         // print records (the msg field is 16 bits)
 inline constexpr size_t kMaxPrintArgs = 32;        // arguments of one printf
 inline constexpr int64_t kMaxDumpCount = 1 << 20;  // elements of one dump
+inline constexpr size_t kMaxSymbols = 64;
+inline constexpr size_t kMaxGridTokens = 256;
 
 // Number of bytes of a parameter tensor, or kInvalidArgument if a dim is negative or the
 // size overflows int64.

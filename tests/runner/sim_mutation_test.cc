@@ -355,9 +355,9 @@ target::KernelBinary ToBinary(const KernelImage& k) {
   b.metadata.compiler_fingerprint = "tilejit-test sim_mutation";
   b.metadata.cache_key = "00000000000000000000000000000000";
   b.metadata.params = {
-      {"x", {1024}, ElementType::kFloat16, target::ParamRole::kInput, false, 0},
-      {"y", {1024}, ElementType::kFloat16, target::ParamRole::kInput, false, 0},
-      {"z", {1024}, ElementType::kFloat32, target::ParamRole::kOutput, false, 0},
+      {"x", {1024}, ElementType::kFloat16, target::ParamRole::kInput, false, 0, {}},
+      {"y", {1024}, ElementType::kFloat16, target::ParamRole::kInput, false, 0, {}},
+      {"z", {1024}, ElementType::kFloat32, target::ParamRole::kOutput, false, 0, {}},
   };
   b.metadata.out_idx = {2};
   if (k.metadata.core_mix == CoreMix::kCubeOnly) b.metadata.vector_cores_per_block = 0;

@@ -28,10 +28,10 @@ inline KernelBinary SampleBinary() {
   m.compiler_fingerprint = "tilejit-0.1.0 build=test pipeline=frontend/1";
   m.cache_key = "5d41402abc4b2a76b9719d911017c592";
   m.params = {
-      {"A", {128, 64}, ElementType::kFloat16, ParamRole::kInput, false, 0},
-      {"B", {64, 256}, ElementType::kFloat16, ParamRole::kInput, false, 0},
-      {"C", {128, 256}, ElementType::kFloat32, ParamRole::kOutput, false, 0},
-      {"ws0", {24, 4096}, ElementType::kUInt8, ParamRole::kWorkspace, true, 4096},
+      {"A", {128, 64}, ElementType::kFloat16, ParamRole::kInput, false, 0, {}},
+      {"B", {64, 256}, ElementType::kFloat16, ParamRole::kInput, false, 0, {}},
+      {"C", {128, 256}, ElementType::kFloat32, ParamRole::kOutput, false, 0, {}},
+      {"ws0", {24, 4096}, ElementType::kUInt8, ParamRole::kWorkspace, true, 4096, {}},
   };
   m.out_idx = {2};
   m.workspace_idx = {3};

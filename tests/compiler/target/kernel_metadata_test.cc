@@ -61,7 +61,7 @@ TEST(KernelMetadata, SerialisationIsDeterministicCompactAndReadable) {
 
 TEST(KernelMetadata, ParamSizeBytesMultipliesDimsAndElementSize) {
   EXPECT_EQ(*ParamSizeBytes(SampleMetadata().params[2]), 128 * 256 * 4);
-  EXPECT_EQ(*ParamSizeBytes({"s", {}, ElementType::kInt64, ParamRole::kInput, false, 0}), 8);
+  EXPECT_EQ(*ParamSizeBytes({"s", {}, ElementType::kInt64, ParamRole::kInput, false, 0, {}}), 8);
 }
 
 TEST(KernelMetadata, RejectsBadStrings) {
