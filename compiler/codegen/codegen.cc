@@ -5,6 +5,7 @@
 #include "compiler/codegen/codegen.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "common/check.h"
@@ -75,13 +76,15 @@ target::CoreCode Encode(const std::vector<target::Instr>& prog, const std::vecto
   return code;
 }
 
-// Canonical parameter names: the name hint when it is a unique printable identifier, else
-// "p<i>" for every parameter (a mix could collide).
-std::vector<std::string> ParamNames(const std::vector<ir::Buffer>& params) {
+// Canonical names of params or symbols: the name hint when it is a unique printable
+// identifier, else "<prefix><i>" for every one (a mix could collide).
+template <typename Node>
+std::vector<std::string> CanonicalNames(const std::vector<const Node*>& nodes,
+                                        const std::string& prefix) {
   std::vector<std::string> names;
   std::set<std::string> seen;
   bool ok = true;
-  for (const auto& p : params) {
+  for (const Node* p : nodes) {
     const std::string& n = p->name;
     const bool printable =
         !n.empty() && n.size() <= 64 && std::all_of(n.begin(), n.end(), [](char c) {
@@ -92,18 +95,30 @@ std::vector<std::string> ParamNames(const std::vector<ir::Buffer>& params) {
     names.push_back(n);
   }
   if (!ok) {
-    for (size_t i = 0; i < names.size(); ++i) names[i] = "p" + std::to_string(i);
+    for (size_t i = 0; i < names.size(); ++i) names[i] = prefix + std::to_string(i);
   }
   return names;
 }
 
 Status FillParams(const ir::Kernel& k, DiagnosticEngine* diag, target::KernelMetadata* m) {
-  const std::vector<std::string> names = ParamNames(k.params);
+  std::vector<const ir::BufferNode*> params;
+  for (const ir::Buffer& b : k.params) params.push_back(b.get());
+  const std::vector<std::string> names = CanonicalNames(params, "p");
   for (size_t i = 0; i < k.params.size(); ++i) {
     const ir::BufferNode& b = *k.params[i];
     target::KernelParam p;
     p.name = names[i];
     p.shape = b.shape;
+    for (size_t d = 0; d < b.dim_symbols.size(); ++d) {
+      if (b.dim_symbols[d] == nullptr) {
+        p.dim_symbols.push_back(target::kStaticDim);
+        continue;
+      }
+      auto it = std::find(k.symbols.begin(), k.symbols.end(), b.dim_symbols[d]);
+      TILEJIT_CHECK(it != k.symbols.end()) << "param '" << b.name << "' dim of no kernel symbol";
+      p.dim_symbols.push_back(static_cast<int>(it - k.symbols.begin()));
+      p.shape[d] = 0;
+    }
     p.dtype = b.dtype;
     switch (b.role) {
       case ir::BufferRole::kOutput:
@@ -127,6 +142,16 @@ Status FillParams(const ir::Kernel& k, DiagnosticEngine* diag, target::KernelMet
         return diag->ToStatus();
     }
     m->params.push_back(std::move(p));
+  }
+  if (k.symbols.size() > target::kMaxSymbols) {
+    diag->Error(k.loc) << "the kernel has " << k.symbols.size() << " T.symbolic dims; at most "
+                       << target::kMaxSymbols << " are supported";
+    return diag->ToStatus();
+  }
+  std::vector<const ir::VarNode*> vars;
+  for (const ir::Var& v : k.symbols) vars.push_back(v.get());
+  for (const std::string& name : CanonicalNames(vars, "s")) {
+    m->symbols.push_back(target::KernelSymbol{name, kMaxSymbolValue});
   }
   m->out_idx = k.out_idx;
   m->workspace_idx = k.workspace_idx;
@@ -164,9 +189,54 @@ target::OnChipUsage OnChip(const ir::Kernel& k, const target::NpuTarget& npu) {
   return u;
 }
 
-// Checks the launch; returns the block count.
+// Appends the postfix program of a grid expression over the kernel's symbols (the metadata's
+// `grid`); false when it reads anything else, which no launch could evaluate.
+bool GridTokens(const ir::Expr& e, const std::vector<ir::Var>& symbols,
+                std::vector<std::string>* out) {
+  if (auto c = ir::AsConstInt(e)) {
+    out->push_back("c" + std::to_string(*c));
+    return true;
+  }
+  if (const auto* v = ir::TryAs<ir::VarRefNode>(e)) {
+    auto it = std::find(symbols.begin(), symbols.end(), v->var);
+    if (it == symbols.end()) return false;
+    out->push_back("s" + std::to_string(it - symbols.begin()));
+    return true;
+  }
+  const auto* b = ir::TryAs<ir::BinaryNode>(e);
+  if (b == nullptr) return false;
+  static const std::map<ir::BinaryOp, std::string> kOps = {
+      {ir::BinaryOp::kAdd, "+"},       {ir::BinaryOp::kSub, "-"},      {ir::BinaryOp::kMul, "*"},
+      {ir::BinaryOp::kFloorDiv, "//"}, {ir::BinaryOp::kFloorMod, "%"}, {ir::BinaryOp::kMin, "min"},
+      {ir::BinaryOp::kMax, "max"}};
+  auto op = kOps.find(b->op);
+  if (op == kOps.end() || !GridTokens(b->a, symbols, out) || !GridTokens(b->b, symbols, out)) {
+    return false;
+  }
+  out->push_back(op->second);
+  return true;
+}
+
+// Symbolic dims this codegen lowers: the leading dim of a tensor of rank 1 or 2, whose size
+// only bounds the clip of a region; every stride stays static.
+Status CheckSymbolicDims(const ir::Kernel& k, DiagnosticEngine* diag) {
+  for (const ir::Buffer& p : k.params) {
+    for (size_t d = 0; d < p->shape.size(); ++d) {
+      if (p->DimSymbol(d) == nullptr || (d == 0 && p->shape.size() <= 2)) continue;
+      diag->Error(p->loc) << "tensor '" << p->name << "' has the T.symbolic dim '"
+                          << p->DimSymbol(d)->name << "' at dim " << d << " of rank "
+                          << p->shape.size()
+                          << "; only the leading dim of a 1-D or 2-D tensor may be symbolic yet";
+      return diag->ToStatus();
+    }
+  }
+  return Status::Ok();
+}
+
+// Checks the launch; returns the block count, or 0 with the grid's program in `grid` when
+// the grid depends on symbols.
 Result<int64_t> CheckLaunch(const ir::Kernel& k, const ir::KernelNode* launch,
-                            DiagnosticEngine* diag) {
+                            DiagnosticEngine* diag, std::vector<std::string>* grid_program) {
   if (launch == nullptr) {
     diag->Error(k.loc) << "kernel '" << k.name << "' has no T.Kernel launch";
     return diag->ToStatus();
@@ -175,8 +245,12 @@ Result<int64_t> CheckLaunch(const ir::Kernel& k, const ir::KernelNode* launch,
   const SourceLoc loc =
       launch->grid != nullptr && launch->grid->loc.known() ? launch->grid->loc : launch->loc;
   if (!grid.has_value()) {
-    diag->Error(loc) << "the launch grid must be a compile-time constant (got `"
-                     << ir::PrintExpr(launch->grid) << "`)";
+    if (!k.symbols.empty() && GridTokens(launch->grid, k.symbols, grid_program) &&
+        grid_program->size() <= target::kMaxGridTokens) {
+      return 0;
+    }
+    diag->Error(loc) << "the launch grid must be a compile-time constant or an expression of "
+                     << "T.symbolic dims (got `" << ir::PrintExpr(launch->grid) << "`)";
     return diag->ToStatus();
   }
   if (*grid < 1 || *grid > target::kMaxBlockCount) {
@@ -251,7 +325,9 @@ Result<target::KernelBinary> Codegen(const CodegenInput& input, DiagnosticEngine
   const ir::Kernel& k = *input.kernel;
   const target::NpuTarget& npu = *input.target;
   const ir::KernelNode* launch = FindLaunch(k.body);
-  TILEJIT_ASSIGN_OR_RETURN(const int64_t blocks, CheckLaunch(k, launch, diag));
+  TILEJIT_RETURN_IF_ERROR(CheckSymbolicDims(k, diag));
+  target::KernelBinary bin;
+  TILEJIT_ASSIGN_OR_RETURN(const int64_t blocks, CheckLaunch(k, launch, diag, &bin.metadata.grid));
   const bool cube = ContainsScope(k.body, ir::CoreKind::kCube);
   const bool vector = ContainsScope(k.body, ir::CoreKind::kVector);
   if (!cube && !vector) {
@@ -262,7 +338,6 @@ Result<target::KernelBinary> Codegen(const CodegenInput& input, DiagnosticEngine
   const LineMap lines = BuildLineMap(fe);
   const std::vector<ir::Stmt> stmt_ids = ir::StmtIdTable(fe);
 
-  target::KernelBinary bin;
   for (target::CoreType core : {target::CoreType::kAic, target::CoreType::kAiv}) {
     if (!(core == target::CoreType::kAic ? cube : vector)) continue;
     TILEJIT_ASSIGN_OR_RETURN(

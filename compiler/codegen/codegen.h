@@ -16,13 +16,19 @@
 // `frontend_kernel`) of the first frontend statement with the same SourceLoc as the lowered
 // statement it came from (passes keep locs: passes/pass.h); kNoStmt if none.
 //
-// Metadata: params (canonical names, shape, dtype, role), out_idx, workspace_idx, block count
-// (the launch grid, which must be a constant), core mix, vector cores per block (threads=1: 1;
-// otherwise 2; cube-only: 0), on-chip usage (highest byte in use per memory).
+// Metadata: params (canonical names, shape, dtype, role, symbolic dims), out_idx,
+// workspace_idx, symbols, block count (the launch grid: a constant, or a program over the
+// symbols when it depends on them), core mix, vector cores per block (threads=1: 1; otherwise
+// 2; cube-only: 0), on-chip usage (highest byte in use per memory).
+//
+// Symbols (T.symbolic dims): the code reads symbol i from launch argument slot
+// params.size() + i and handles any value in [0, kMaxSymbolValue]; GM regions over a symbolic
+// dim are clipped at run time like any tail.
 //
 // Deterministic: equal inputs give equal binaries. Thread safety: reentrant.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "common/diagnostic.h"
@@ -32,6 +38,8 @@
 #include "compiler/target/npu_target.h"
 
 namespace tilejit::codegen {
+
+inline constexpr int64_t kMaxSymbolValue = INT32_MAX;
 
 struct CodegenInput {
   const ir::Kernel* kernel = nullptr;           // lowered; not owned

@@ -3,9 +3,11 @@
 // scalar control flow plus the tile-op lowerings of ops.h. Statements without work for the
 // core (another core's scope, loops/ifs/lets around nothing) are skipped, so each program
 // only carries the control flow its own work needs.
+#include <algorithm>
 #include <string>
 
 #include "common/check.h"
+#include "compiler/codegen/codegen.h"
 #include "compiler/codegen/codegen_internal.h"
 #include "compiler/codegen/emitter_internal.h"
 #include "compiler/codegen/ops.h"
@@ -120,11 +122,13 @@ class Walker {
   }
 
   Status LowerKernel(const ir::KernelNode& k) {
-    auto grid = ir::AsConstInt(k.grid);
-    TILEJIT_CHECK(grid.has_value()) << "non-constant grid reached the walker";
+    // A grid over symbols (checked by Codegen) bounds cid by its value at the symbols' maxima.
+    const auto grid = e_.Bounds(k.grid);
+    TILEJIT_CHECK(grid.has_value()) << "unbounded grid reached the walker";
+    const int64_t max_cid = std::clamp<int64_t>(grid->second, 1, target::kMaxBlockCount) - 1;
     const bool vid_varies = e_.core() == target::CoreType::kAiv && k.threads != 1;
     std::optional<uint8_t> cid_reg, vid_reg;
-    TILEJIT_RETURN_IF_ERROR(BindLaunchVar(k.cid, Opcode::kGetCid, *grid - 1, &cid_reg));
+    TILEJIT_RETURN_IF_ERROR(BindLaunchVar(k.cid, Opcode::kGetCid, max_cid, &cid_reg));
     TILEJIT_RETURN_IF_ERROR(BindLaunchVar(k.vid, Opcode::kGetVid, vid_varies ? 1 : 0, &vid_reg));
     e_.ReleaseTemps();
     Status st = Lower(k.body);
@@ -440,6 +444,7 @@ Result<std::vector<Instr>> LowerOnce(const ir::Kernel& kernel, target::CoreType 
                                      DiagnosticEngine* diag, bool* out_of_regs) {
   Emitter e(npu, core, diag);
   e.SetParams(kernel.params);
+  e.BindSymbols(kernel.symbols, static_cast<int>(kernel.params.size()), kMaxSymbolValue);
   e.SetPrints(prints);
   e.SetLine(target::kNoStmt);
   const ir::CoreKind kind =

@@ -52,7 +52,8 @@ Status FoldGmRows(Emitter& e, RegionRef& ref) {
   ref.batch = 1;
   ref.rows = r.ranges[dim].extent;
   ref.row_dim = dim;
-  ref.row_limit = shape[dim];
+  TILEJIT_CHECK(r.buffer->DimSymbol(dim) == nullptr) << "folded rows of a symbolic dim";
+  ref.row_limit = target::OpImm(shape[dim]);
   ref.layout.pitch = stride;
   ref.layout.batch = 1;
   return Status::Ok();

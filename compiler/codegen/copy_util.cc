@@ -84,12 +84,12 @@ void EmitBurstGroups(Emitter& e, Instr in, int64_t nburst) {
 Clip ClipGm(Emitter& e, const RegionRef& gm) {
   const ir::Region& r = *gm.region;
   const size_t rank = r.ranges.size();
-  auto may_clip = [&](size_t dim, int64_t extent, int64_t size) {
+  auto may_clip = [&](size_t dim, int64_t extent, Opnd size) {
     const auto b = e.Bounds(r.ranges[dim].min);
-    return !b.has_value() || b->second + extent > size;
+    return !size.is_static() || !b.has_value() || b->second + extent > size.imm;
   };
-  auto valid = [&](Opnd min, int64_t extent, int64_t size) {
-    return e.Max(e.Min(OpImm(extent), e.Sub(OpImm(size), min)), OpImm(0));
+  auto valid = [&](Opnd min, int64_t extent, Opnd size) {
+    return e.Max(e.Min(OpImm(extent), e.Sub(size, min)), OpImm(0));
   };
   Clip c;
   c.rows = OpImm(gm.rows);
@@ -99,9 +99,9 @@ Clip ClipGm(Emitter& e, const RegionRef& gm) {
     c.rows_may_clip = true;
     c.rows = valid(gm.row_min, gm.rows, gm.row_limit);
   }
-  if (rank >= 1 && may_clip(rank - 1, gm.cols, gm.layout.cols)) {
+  if (rank >= 1 && may_clip(rank - 1, gm.cols, gm.col_limit)) {
     c.cols_may_clip = true;
-    c.cols = valid(gm.col_min, gm.cols, gm.layout.cols);
+    c.cols = valid(gm.col_min, gm.cols, gm.col_limit);
   }
   return c;
 }

@@ -240,10 +240,29 @@ void Emitter::SetParams(const std::vector<ir::Buffer>& params) {
     state_->param_slot[params[i].get()] = static_cast<int>(i);
 }
 
+void Emitter::BindSymbols(const std::vector<ir::Var>& symbols, int first_slot, int64_t max_value) {
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    Instr ld{.op = Opcode::kLdArg};
+    ld.arg = first_slot + static_cast<int>(i);
+    ld.rd = state_->TakeHoisted();
+    ld.line = target::kNoStmt;
+    if (ld.rd == 0) return;  // out of registers, reported
+    state_->prologue.push_back(ld);
+    BindVar(symbols[i], ld.rd, Interval{0, max_value});
+  }
+}
+
 const target::TileLayout& Emitter::Layout(const ir::Buffer& buffer) {
   auto it = state_->layouts.find(buffer.get());
-  if (it == state_->layouts.end())
-    it = state_->layouts.emplace(buffer.get(), ir::LayoutOf(*buffer, target_)).first;
+  if (it == state_->layouts.end()) {
+    // A symbolic dim counts as 1: strides come from the static dims after it, and the clip
+    // reads the dim's size from its symbol (RegionRef::row_limit/col_limit).
+    ir::BufferNode shape_of = *buffer;
+    for (size_t d = 0; d < shape_of.shape.size(); ++d) {
+      if (shape_of.DimSymbol(d) != nullptr) shape_of.shape[d] = 1;
+    }
+    it = state_->layouts.emplace(buffer.get(), ir::LayoutOf(shape_of, target_)).first;
+  }
   return it->second;
 }
 

@@ -62,14 +62,18 @@ struct RegionRef {
   int64_t rows = 1;
   int64_t cols = 1;
   // Runtime mins of the row dim and the last dim (for tail clipping against the buffer's
-  // shape): the number of valid rows is min(rows, row_limit - row_min), likewise for cols.
+  // shape): the number of valid rows is min(rows, row_limit - row_min), likewise for cols
+  // with col_limit.
   target::Opnd row_min;
   target::Opnd col_min;
   // The dim the rows run along: the second-to-last, except for a GM region a copy folded
   // (copy.cc): second-to-last extent 1 and one leading dim spanned (`Q[a:b, h, :]`), whose
   // rows are that dim's (batch 1, layout.pitch its stride) to pair with an on-chip [R, C].
-  int row_dim = -1;       // -1: rank - 2
-  int64_t row_limit = 1;  // the size of the row dim
+  int row_dim = -1;  // -1: rank - 2
+  // The sizes of the row dim and the last dim: immediates, or the symbol's register when the
+  // dim is a T.symbolic one (then `layout` was computed with that dim as 1).
+  target::Opnd row_limit = target::OpImm(1);
+  target::Opnd col_limit = target::OpImm(1);
 };
 
 class Emitter {
@@ -154,6 +158,10 @@ class Emitter {
   void ReleaseTemps();
   // Declares the kernel's parameters in ABI order (ld_arg slot = index).
   void SetParams(const std::vector<ir::Buffer>& params);
+  // Binds the kernel's symbols (T.symbolic dims) for the whole program: symbol i is loaded in
+  // the prologue from ld_arg slot first_slot + i into a hoisted register, with the range
+  // [0, max_value] (what a launch may bind).
+  void BindSymbols(const std::vector<ir::Var>& symbols, int first_slot, int64_t max_value);
   // Where device-print records go (the kernel metadata's, shared by both core programs so
   // that record numbers are global). Not owned; null: printing is an internal error.
   void SetPrints(std::vector<target::PrintRecord>* prints) { prints_ = prints; }

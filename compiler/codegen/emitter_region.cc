@@ -98,7 +98,14 @@ Result<RegionRef> Emitter::RegionAddress(const ir::Region& region) {
       TILEJIT_UNREACHABLE();
   }
 
-  ref.row_limit = l.rows;
+  ref.row_limit = OpImm(l.rows);
+  ref.col_limit = OpImm(l.cols);
+  if (rank >= 2 && b.DimSymbol(row_dim) != nullptr) {
+    TILEJIT_ASSIGN_OR_RETURN(ref.row_limit, Int(ir::Ref(b.DimSymbol(row_dim))));
+  }
+  if (rank >= 1 && b.DimSymbol(col_dim) != nullptr) {
+    TILEJIT_ASSIGN_OR_RETURN(ref.col_limit, Int(ir::Ref(b.DimSymbol(col_dim))));
+  }
   if (b.scope == ir::MemScope::kGM) {
     ref.address = Add(ParamBase(region.buffer), offset);
   } else {

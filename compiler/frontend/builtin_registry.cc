@@ -49,6 +49,8 @@ constexpr BuiltinRow OutOfScope(std::string_view n, std::string_view why) {
 constexpr BuiltinRow kRows[] = {
     // T.*: host helpers.
     Host("T.ceildiv", H::kCeilDiv, "a, b"),
+    Host("T.symbolic", H::kSymbolic, "name, dtype='int32'"),
+    Alias("T.dynamic", "T.symbolic"),
     Host("T.use_swizzle", H::kUseSwizzle,
          "cid, m, n, k, block_m, block_n, off=1, dir=0, in_loop=False"),
     Host("T.min", H::kMin, "a, b"),
@@ -251,7 +253,6 @@ constexpr BuiltinRow kRows[] = {
     OutOfScope("T.shmem_ub_put_nbi", "multi-device shared memory (T.shmem_*)"),
     OutOfScope("T.shmem_get_nbi", "multi-device shared memory (T.shmem_*)"),
     OutOfScope("T.shmem_ub_get_nbi", "multi-device shared memory (T.shmem_*)"),
-    Todo("T.symbolic", "dynamic shapes"),
     Stmt("T.printf", H::kPrintf, "*values"),
     Stmt("T.dump_tensor", H::kDumpTensor, "tensor, desc, dump_size, shape_info=None"),
     Stmt("T.sync_all", H::kSyncAll, ""),

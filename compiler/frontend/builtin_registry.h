@@ -38,6 +38,7 @@ enum class BuiltinHandler : uint8_t {
   kNone,  // not callable (unsupported names, namespaces such as tilelang.PassConfigKey)
   // Host: value in, value out.
   kCeilDiv,
+  kSymbolic,      // T.symbolic(name): a dim known at launch, as a runtime int32 (ModuleEnv::Symbol)
   kUseSwizzle,    // T.use_swizzle: a task index -> the tile of CATLASS's block swizzle
   kNextPowerOf2,  // tilelang.math.next_power_of_2: 1 << (x - 1).bit_length()
   kMin,

@@ -157,9 +157,7 @@ std::optional<Value> ClientResolver::ToValue(const ClientValue& v, const std::st
       }
       return Value::Function(fns_[v.function]);
     case K::kSymbol:
-      diag.Error(where) << "'" << name << "' is T.symbolic(\"" << v.name
-                        << "\"): dynamic shapes are not supported yet";
-      return std::nullopt;
+      return Value::OfExpr(ir::Ref(ev_->env().Symbol(v.name, where), where));
     case K::kList:
     case K::kTuple: {
       auto xs = items(v.items);

@@ -3,7 +3,9 @@
 // if_then_else, infinity, cast, exp, ...) and the Python builtins kernels use. On host
 // constants they compute; on runtime values they build IR. Arguments arrive bound to the
 // row's signature (EvalHostBuiltin binds them once).
+#include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -31,6 +33,29 @@ std::optional<Value> Evaluator::CeilDiv(const Value& x, const Value& y, SourceLo
   auto ym1 = BinOp(BinOpKind::kSub, y, Value::Int(1), loc);
   auto sum = ym1 ? BinOp(BinOpKind::kAdd, x, *ym1, loc) : std::nullopt;
   return sum ? BinOp(BinOpKind::kFloorDiv, *sum, y, loc) : std::nullopt;
+}
+
+// T.symbolic(name, dtype): TileLang's tir.Var for a dim bound at launch. Index arithmetic here
+// is int32, so that is the one dtype (a wider dim is refused at launch, not truncated).
+std::optional<Value> Evaluator::SymbolicDim(const Value& name, const Value* dtype, SourceLoc loc) {
+  const bool ident =
+      !name.text.empty() && name.text.size() <= 64 &&
+      std::all_of(name.text.begin(), name.text.end(),
+                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }) &&
+      !std::isdigit(static_cast<unsigned char>(name.text[0]));
+  if (name.kind != ValueKind::kString || !ident) {
+    diag_->Error(loc) << "T.symbolic needs an identifier string as its name, not " << Repr(name);
+    return std::nullopt;
+  }
+  if (dtype != nullptr) {
+    auto d = DTypeOfValue(*dtype, loc, diag_);
+    if (!d) return std::nullopt;
+    if (*d != ir::DType::kInt32 && *d != ir::DType::kInt64) {
+      diag_->Error(loc) << "T.symbolic dims are integers; dtype " << ir::DTypeName(*d) << " is not";
+      return std::nullopt;
+    }
+  }
+  return Value::OfExpr(ir::Ref(env().Symbol(name.text, loc), loc));
 }
 
 // T.min/T.max take two values; Python's min/max one iterable or several values.
@@ -170,6 +195,8 @@ std::optional<Value> Evaluator::EvalHostBuiltin(const BuiltinRow& row, const Exp
   switch (row.handler) {
     case BuiltinHandler::kCeilDiv:
       return CeilDiv(*x, *(*b)[1], loc);
+    case BuiltinHandler::kSymbolic:
+      return SymbolicDim(*x, (*b)[1] ? &*(*b)[1] : nullptr, loc);
     case BuiltinHandler::kUseSwizzle:
       return UseSwizzle(*b, loc);
     case BuiltinHandler::kNextPowerOf2: {

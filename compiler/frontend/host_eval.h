@@ -83,6 +83,13 @@ class ModuleEnv {
   void set_budget(HostBudget* budget) { budget_ = budget; }
   HostBudget& budget() { return *budget_; }
 
+  // The kernel symbol (T.symbolic) called `name`: one int32 var per name and compile, made at
+  // the first request.
+  const ir::Var& Symbol(const std::string& name, SourceLoc loc);
+  bool IsSymbol(const ir::VarNode& v) const {
+    auto it = symbols_.find(v.name);
+    return it != symbols_.end() && it->second.get() == &v;
+  }
   // The statement index of the top-level def `name`, or -1 if none.
   int FindDef(const std::string& name) const;
   // The top-level statement that binds `name` last before `before` (-1 = end of file).
@@ -93,6 +100,7 @@ class ModuleEnv {
   const Module* module_;
   const SourceManager* sources_;
   std::map<std::string, Value> globals_;
+  std::map<std::string, ir::Var> symbols_;
   std::string unbound_hint_;
   // Per top-level statement index: the values it bound, once evaluated.
   std::map<int, std::map<std::string, Value>> done_;
@@ -240,6 +248,7 @@ class Evaluator {
                                        const std::vector<Value>& args, const KwArgs& kwargs);
   // Host handlers (host_builtins.cc).
   std::optional<Value> CeilDiv(const Value& x, const Value& y, SourceLoc loc);
+  std::optional<Value> SymbolicDim(const Value& name, const Value* dtype, SourceLoc loc);
   // T.use_swizzle's bound arguments (host_swizzle.cc).
   std::optional<Value> UseSwizzle(const BoundArgs& b, SourceLoc loc);
   std::optional<Value> MinMax(const BuiltinRow& row, std::vector<Value> vals, SourceLoc loc);

@@ -46,6 +46,12 @@ bool BindsName(const Stmt& s, const std::string& name) {
 
 }  // namespace
 
+const ir::Var& ModuleEnv::Symbol(const std::string& name, SourceLoc loc) {
+  ir::Var& v = symbols_[name];
+  if (v == nullptr) v = ir::MakeVar(name, ir::DType::kInt32, loc);
+  return v;
+}
+
 int ModuleEnv::FindDef(const std::string& name) const {
   int found = -1;
   for (size_t n = 0; n < module_->body.size(); ++n) {

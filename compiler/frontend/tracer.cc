@@ -5,8 +5,11 @@
 // Python `if` opens no scope).
 #include "compiler/frontend/tracer.h"
 
+#include <algorithm>
+
 #include "compiler/frontend/builtin_registry.h"
 #include "compiler/frontend/parser.h"
+#include "compiler/ir/visitor.h"
 
 namespace tilejit::frontend {
 
@@ -35,8 +38,10 @@ std::optional<ir::Kernel> Tracer::TracePrimFunc(const FunctionValue& fn,
     kernel.params.push_back(*b);
     scope->Set(p.name, Value::OfBuffer(*b));
   }
+  if (!CollectSymbols(&kernel)) return std::nullopt;
   auto body = TraceBlock(def.body, scope);
   if (!body) return std::nullopt;
+  if (!CheckSymbolUses(kernel, *body)) return std::nullopt;
   if (kernels_ == 0) {
     diag().Error(DefKeywordLoc(def))
         << "prim_func '" << def.name << "' has no 'with T.Kernel(...)' launch";
@@ -48,6 +53,65 @@ std::optional<ir::Kernel> Tracer::TracePrimFunc(const FunctionValue& fn,
   kernel.body = seq != nullptr && seq->stmts.size() == 1 ? seq->stmts[0] : PrintsIntoLaunch(*body);
   mutable_buffers_.clear();
   return kernel;
+}
+
+// The symbol a shape entry names, or null: exactly a T.symbolic value, not arithmetic on one
+// (a tensor's extent is what the launch binds the symbol from).
+const ir::VarNode* Tracer::SymbolOf(const Value& v) {
+  if (v.kind != ValueKind::kExpr) return nullptr;
+  const auto* ref = ir::TryAs<ir::VarRefNode>(v.expr);
+  if (ref == nullptr || !env().IsSymbol(*ref->var)) return nullptr;
+  return ref->var.get();
+}
+
+// The kernel's symbols in order of first appearance in the params (their ABI order); each
+// must be some input's extent, since the launch binds it from what the caller passes.
+bool Tracer::CollectSymbols(ir::Kernel* kernel) {
+  for (const ir::Buffer& p : kernel->params) {
+    for (const ir::Var& v : p->dim_symbols) {
+      if (v != nullptr &&
+          std::find(kernel->symbols.begin(), kernel->symbols.end(), v) == kernel->symbols.end()) {
+        kernel->symbols.push_back(v);
+      }
+    }
+  }
+  for (const ir::Var& v : kernel->symbols) {
+    const bool bound = std::any_of(kernel->params.begin(), kernel->params.end(), [&](auto& p) {
+      return p->role == ir::BufferRole::kInput &&
+             std::find(p->dim_symbols.begin(), p->dim_symbols.end(), v) != p->dim_symbols.end();
+    });
+    if (!bound) {
+      diag().Error(v->loc.known() ? v->loc : kernel->loc)
+          << "T.symbolic('" << v->name << "') is the extent of no input tensor, so a launch "
+          << "cannot bind it (outputs are allocated from the inputs' shapes)";
+      return false;
+    }
+  }
+  return true;
+}
+
+// A symbol the body reads must be one of the params' dims: otherwise nothing gives it a value.
+bool Tracer::CheckSymbolUses(const ir::Kernel& kernel, const ir::Stmt& body) {
+  struct Finder : ir::Visitor {
+    const ir::Kernel* k;
+    ModuleEnv* env;
+    const ir::VarNode* stray = nullptr;
+    SourceLoc at;
+    void VisitVarRef(const ir::VarRefNode& op) override {
+      if (stray != nullptr || !env->IsSymbol(*op.var)) return;
+      if (std::find(k->symbols.begin(), k->symbols.end(), op.var) != k->symbols.end()) return;
+      stray = op.var.get();
+      at = op.loc;
+    }
+  } finder;
+  finder.k = &kernel;
+  finder.env = &env();
+  finder.Visit(body);
+  if (finder.stray == nullptr) return true;
+  diag().Error(finder.at.known() ? finder.at : finder.stray->loc)
+      << "T.symbolic('" << finder.stray->name << "') is used in the kernel but is no dimension "
+      << "of its tensors, so it has no value at launch";
+  return false;
 }
 
 std::optional<ir::Buffer> Tracer::TraceParam(const Param& p, ir::BufferRole role,
@@ -103,14 +167,21 @@ std::optional<ir::Buffer> Tracer::TraceParam(const Param& p, ir::BufferRole role
     return std::nullopt;
   }
   for (size_t d = 0; d < dims.size(); ++d) {
+    if (const ir::VarNode* sym = SymbolOf(dims[d])) {
+      node.dim_symbols.resize(d);
+      node.dim_symbols.push_back(env().Symbol(sym->name, sym->loc));  // the same var
+      node.shape.push_back(ir::kSymbolicDim);
+      continue;
+    }
     if (dims[d].kind != ValueKind::kInt || dims[d].i <= 0) {
       diag().Error(shape.loc) << "non-constant or non-positive shape: dimension " << d << " of '"
                               << p.name << "' is " << Repr(dims[d]) << " (" << TypeName(dims[d])
-                              << "); shapes must be positive ints";
+                              << "); shapes must be positive ints or T.symbolic dims";
       return std::nullopt;
     }
     node.shape.push_back(dims[d].i);
   }
+  if (!node.dim_symbols.empty()) node.dim_symbols.resize(node.shape.size());
   Value dt = (*bound)[1] ? *(*bound)[1] : Value::Str("float32");
   auto dtype = DTypeOfValue(dt, ann->loc, &diag());
   if (!dtype) return std::nullopt;

@@ -119,6 +119,10 @@ class Tracer : public Evaluator {
                                        const Expr& call, const ScopePtr& scope,
                                        std::vector<ir::Stmt>* out);
   std::optional<ir::Buffer> TraceParam(const Param& p, ir::BufferRole role, const ScopePtr& scope);
+  // T.symbolic dims (tracer.cc).
+  const ir::VarNode* SymbolOf(const Value& v);
+  bool CollectSymbols(ir::Kernel* kernel);
+  bool CheckSymbolUses(const ir::Kernel& kernel, const ir::Stmt& body);
 
   // T.* statement calls (trace_ops.cc, trace_copy.cc, trace_sync.cc), dispatched on the
   // registry row's handler and, for tile operations, the IR op's family. Arguments arrive

@@ -192,9 +192,13 @@ std::optional<ir::Buffer> Tracer::TraceAlloc(const std::string& name, const std:
     }
     for (size_t d = 0; d < dims.size(); ++d) {
       if (dims[d].kind != ValueKind::kInt || dims[d].i <= 0) {
-        diag().Error(shape.loc) << "non-constant or non-positive shape: dimension " << d << " of '"
-                                << name << "' is " << Repr(dims[d]) << " (" << TypeName(dims[d])
-                                << "); shapes must be positive ints";
+        auto err = diag().Error(shape.loc);
+        err << "non-constant or non-positive shape: dimension " << d << " of '" << name << "' is "
+            << Repr(dims[d]) << " (" << TypeName(dims[d]) << "); shapes must be positive ints";
+        if (const ir::VarNode* sym = SymbolOf(dims[d])) {
+          err << " (on-chip buffers have static shapes; T.symbolic('" << sym->name
+              << "') is known only at launch: tile it with a static size)";
+        }
         return std::nullopt;
       }
       node.shape.push_back(dims[d].i);

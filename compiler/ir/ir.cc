@@ -186,7 +186,8 @@ const Var& BufferNode::DimSymbol(size_t d) const {
 }
 
 int64_t BufferNode::num_elements() const {
-  TILEJIT_CHECK(!has_symbolic_dims()) << "element count of '" << name << "', which has symbolic dims";
+  TILEJIT_CHECK(!has_symbolic_dims())
+      << "element count of '" << name << "', which has symbolic dims";
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;

@@ -85,7 +85,7 @@ enum class BufferRole : uint8_t { kLocal, kInput, kOutput, kWorkspace };
 inline constexpr int64_t kSymbolicDim = -1;
 
 struct BufferNode {
-  std::string name;            // hint only
+  std::string name;  // hint only
   // Extents. A GM parameter's dim may be a kernel symbol (T.symbolic): then shape[d] is
   // kSymbolicDim and dim_symbols[d] the symbol's var; otherwise dim_symbols is empty or its
   // entry null. On-chip buffers are always static.
@@ -621,7 +621,7 @@ struct Kernel {
   // follow the tensor addresses in the launch arguments). Each is an int32 var that
   // expressions anywhere in the body may read; each is some input param's dim.
   std::vector<Var> symbols;
-  std::vector<int> out_idx;    // normalised: non-negative, in the caller's order
+  std::vector<int> out_idx;  // normalised: non-negative, in the caller's order
   std::vector<int> workspace_idx;
   Stmt body;  // a KernelNode (possibly wrapped in Lets/Seq for prelude code)
   SourceLoc loc;

@@ -7,6 +7,7 @@
 // module boundary; callers see a Result and a diagnostic.
 #include "compiler/ir/ir_parser.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "compiler/ir/ir_parser_internal.h"
@@ -37,10 +38,17 @@ BufferNode IrParser::ParseBufferType() {
   ExpectPunct("[");
   while (!IsPunct("]")) {
     if (!b.shape.empty()) ExpectPunct(",");
+    if (Peek().kind == TokKind::kName) {
+      b.dim_symbols.resize(b.shape.size());
+      b.dim_symbols.push_back(ParseSymbolDim());
+      b.shape.push_back(kSymbolicDim);
+      continue;
+    }
     int64_t extent = ExpectInt("a dimension", false);
     if (extent <= 0) Fail(Here(), "dimensions must be positive");
     b.shape.push_back(extent);
   }
+  if (!b.dim_symbols.empty()) b.dim_symbols.resize(b.shape.size());
   ExpectPunct("]");
   if (Peek().kind == TokKind::kIdent) {
     static constexpr std::string_view kRoles[] = {"local", "input", "output", "workspace"};
@@ -61,6 +69,24 @@ BufferNode IrParser::ParseBufferType() {
   }
   if (AcceptPunct("@")) b.address = ExpectInt("an address", false);
   return b;
+}
+
+// A symbolic dim: the first mention of a name defines the kernel symbol (int32), later ones
+// refer to it. Which buffers may have such dims is the verifier's business.
+Var IrParser::ParseSymbolDim() {
+  Token name = Next();
+  if (buffers_.contains(name.text)) Fail(LocOf(name), name.text + " is a buffer, not a symbol");
+  auto it = vars_.find(name.text);
+  if (it != vars_.end()) {
+    if (std::find(symbols_.begin(), symbols_.end(), it->second) == symbols_.end()) {
+      Fail(LocOf(name), name.text + " is not a symbol");
+    }
+    return it->second;
+  }
+  Var v = MakeVar(name.text.substr(1), DType::kInt32, LocOf(name));
+  vars_[name.text] = v;
+  symbols_.push_back(v);
+  return v;
 }
 
 std::vector<int> IrParser::ParseIndexList() {
@@ -96,6 +122,7 @@ Kernel IrParser::ParseKernel() {
     EndLine();
   }
   if (!IsIdent("out_idx")) FailExpected("'param' or 'out_idx'");
+  k.symbols = symbols_;
   Next();
   ExpectPunct("=");
   k.out_idx = ParseIndexList();

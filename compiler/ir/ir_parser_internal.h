@@ -43,6 +43,7 @@ class IrParser {
   Stmt ParseTileOpStmt(TileOpCode op, SourceLoc loc);
   BufferNode ParseBufferType();
   Var ParseVarDef();
+  Var ParseSymbolDim();
   std::vector<int> ParseIndexList();
   Pipe ParsePipeName();
   void EndLine();
@@ -97,6 +98,7 @@ class IrParser {
   int depth_ = 0;
   std::unordered_map<std::string, Buffer> buffers_;
   std::unordered_map<std::string, Var> vars_;
+  std::vector<Var> symbols_;  // in order of definition
 };
 
 }  // namespace tilejit::ir

@@ -120,7 +120,12 @@ void StmtPrinter::PrintBufferType(const BufferNode& b, bool print_role) {
   Out("[");
   for (size_t i = 0; i < b.shape.size(); ++i) {
     if (i > 0) Out(", ");
-    Out(std::to_string(b.shape[i]));
+    if (const Var& sym = b.DimSymbol(i)) {
+      names_.NameSymbol(sym);
+      Out(names_.VarName(sym));
+    } else {
+      Out(std::to_string(b.shape[i]));
+    }
   }
   Out("]");
   if (print_role && (b.role != BufferRole::kLocal || b.compiler_made)) {

@@ -109,6 +109,10 @@ const std::string& IrNamer::BufferName(const Buffer& b) {
   return buffers_[b.get()] = "%" + scope + "_" + std::to_string(per_scope_[scope]++);
 }
 
+void IrNamer::NameSymbol(const Var& v) {
+  if (!vars_.contains(v.get())) vars_[v.get()] = "%s" + std::to_string(next_symbol_++);
+}
+
 void IrNamer::NameParam(const Buffer& b) {
   if (!buffers_.contains(b.get())) buffers_[b.get()] = "%p" + std::to_string(next_param_++);
 }

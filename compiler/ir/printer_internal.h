@@ -18,6 +18,8 @@ class IrNamer {
   // Names the launch vars of the next KernelNode %cid/%vid (%cid1/%vid1 for a second one).
   void NameKernelVars(const Var& cid, const Var& vid);
   void NameParam(const Buffer& b);
+  // Names a kernel symbol %s<n> at its first appearance (in a param's shape).
+  void NameSymbol(const Var& v);
 
  private:
   std::unordered_map<const VarNode*, std::string> vars_;
@@ -25,6 +27,7 @@ class IrNamer {
   std::unordered_map<std::string, int> per_scope_;
   int next_var_ = 0;
   int next_param_ = 0;
+  int next_symbol_ = 0;
   int kernels_ = 0;
 };
 

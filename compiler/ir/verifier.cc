@@ -134,6 +134,7 @@ class Verifier : public Visitor {
   void Undefine(const Var& v);
   void CheckBuffer(const Buffer& b, SourceLoc loc);
   void CheckDecl(const BufferNode& b, SourceLoc loc);
+  void CheckSymbols(const Kernel& k);
   void CheckIndices(const Buffer& b, const std::vector<Expr>& idx, SourceLoc loc);
   void CheckRegion(const Region& r, SourceLoc loc);
   void CheckIndexList(const std::vector<int>& idx, size_t n, std::string_view what, SourceLoc loc);
@@ -188,6 +189,8 @@ void Verifier::Run(const Kernel& k) {
   }
   CheckIndexList(k.out_idx, k.params.size(), "out_idx", k.loc);
   CheckIndexList(k.workspace_idx, k.params.size(), "workspace_idx", k.loc);
+  CheckSymbols(k);
+  for (const Var& s : k.symbols) Define(s, k.loc);
   // Allocations live to the end of the kernel, so collect them all before checking uses.
   struct AllocCollector : Visitor {
     Verifier* v;
@@ -202,6 +205,41 @@ void Verifier::Run(const Kernel& k) {
   collector.Visit(k.body);
   if (k.body == nullptr) Report(k.loc, "kernel has no body");
   Visit(k.body);
+}
+
+// The symbols are exactly the params' symbolic dims, in order of first appearance (the ABI
+// order of their launch arguments), and each is the extent of some input's dim, so that a
+// launch can bind it from what the caller passes.
+void Verifier::CheckSymbols(const Kernel& k) {
+  std::vector<const VarNode*> seen;
+  std::unordered_set<const VarNode*> bound;
+  for (const Buffer& p : k.params) {
+    if (p == nullptr || p->dim_symbols.empty()) continue;
+    if (p->dim_symbols.size() != p->shape.size()) {
+      Report(p->loc, "param '" + p->name + "' has " + std::to_string(p->dim_symbols.size()) +
+                         " dim symbols for rank " + std::to_string(p->shape.size()));
+      continue;
+    }
+    for (const Var& v : p->dim_symbols) {
+      if (v == nullptr) continue;
+      if (std::find(seen.begin(), seen.end(), v.get()) == seen.end()) seen.push_back(v.get());
+      if (p->role == BufferRole::kInput) bound.insert(v.get());
+    }
+  }
+  std::vector<const VarNode*> listed;
+  for (const Var& v : k.symbols) listed.push_back(v.get());
+  if (listed != seen) {
+    Report(k.loc, "the kernel's symbols are not the params' symbolic dims in order of appearance");
+  }
+  for (const Var& v : k.symbols) {
+    if (v != nullptr && v->dtype != DType::kInt32) {
+      Report(k.loc, "symbol '" + v->name + "' is not int32");
+    }
+    if (v != nullptr && !bound.contains(v.get())) {
+      Report(v->loc.known() ? v->loc : k.loc,
+             "symbol '" + v->name + "' is no input's dimension, so no launch can bind it");
+    }
+  }
 }
 
 void Verifier::CheckBuffer(const Buffer& b, SourceLoc loc) {
@@ -221,7 +259,8 @@ void Verifier::CheckIndices(const Buffer& b, const std::vector<Expr>& idx, Sourc
   for (size_t i = 0; i < idx.size(); ++i) {
     Need(idx[i], loc, "index");
     std::optional<int64_t> c = AsConstInt(idx[i]);
-    if (c && i < b->shape.size() && (*c < 0 || *c >= b->shape[i])) {
+    if (c && i < b->shape.size() &&
+        (*c < 0 || (b->shape[i] != kSymbolicDim && *c >= b->shape[i]))) {
       Report(loc, "index " + std::to_string(*c) + " out of bounds of dimension " +
                       std::to_string(i) + " of '" + b->name + "'");
     }
@@ -244,8 +283,10 @@ void Verifier::CheckRegion(const Region& r, SourceLoc loc) {
     std::optional<int64_t> min = AsConstInt(range.min);
     // A GM region may run past the tensor's end (a tail: copies clip it); its start may not.
     const bool tail_ok = r.buffer->scope == MemScope::kGM;
+    const bool symbolic = i < shape.size() && shape[i] == kSymbolicDim;  // checked at run time
     if (min && i < shape.size() &&
-        (*min < 0 || (tail_ok ? *min >= shape[i] : *min + range.extent > shape[i]))) {
+        (*min < 0 ||
+         (!symbolic && (tail_ok ? *min >= shape[i] : *min + range.extent > shape[i])))) {
       Report(at, "region [" + std::to_string(*min) + ", " + std::to_string(*min + range.extent) +
                      ") out of bounds of dimension " + std::to_string(i) + " of '" +
                      r.buffer->name + "' (" + std::to_string(shape[i]) + ")");
@@ -273,8 +314,20 @@ void Verifier::VisitAllocate(const AllocateNode& op) {
 }
 
 void Verifier::CheckDecl(const BufferNode& b, SourceLoc loc) {
-  for (int64_t d : b.shape) {
-    if (d <= 0) Report(loc, "buffer '" + b.name + "' has a non-positive dimension");
+  for (size_t i = 0; i < b.shape.size(); ++i) {
+    const bool symbolic = b.DimSymbol(i) != nullptr;
+    if (symbolic != (b.shape[i] == kSymbolicDim)) {
+      Report(loc, "buffer '" + b.name + "' dim " + std::to_string(i) +
+                      " is symbolic in one of shape and dim_symbols only");
+    } else if (!symbolic && b.shape[i] <= 0) {
+      Report(loc, "buffer '" + b.name + "' has a non-positive dimension");
+    }
+  }
+  if (b.dim_symbols.size() > b.shape.size()) {
+    Report(loc, "buffer '" + b.name + "' has more dim symbols than dims");
+  }
+  if (b.has_symbolic_dims() && (b.scope != MemScope::kGM || b.compiler_made)) {
+    Report(loc, "buffer '" + b.name + "' has symbolic dims but is not a declared GM tensor");
   }
   if (b.address.has_value() && *b.address < 0) {
     Report(loc, "buffer '" + b.name + "' has a negative address");

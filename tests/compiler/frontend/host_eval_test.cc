@@ -193,10 +193,20 @@ TEST(HostEval, RecursionIsBounded) {
   EXPECT_NE(d.find("call depth"), std::string::npos) << d;
 }
 
-TEST(HostEval, SymbolicShapesAreNotSupportedYet) {
+TEST(HostEval, SymbolicDimsAreRuntimeInt32AndArithmeticOnThemBuildsIr) {
   std::string d;
-  EXPECT_FALSE(EvalExpr("T.symbolic('M')", &d));
-  EXPECT_NE(d.find("T.symbolic is not supported yet (dynamic shapes)"), std::string::npos) << d;
+  auto v = EvalExpr("T.ceildiv(T.symbolic('M'), 64) * 2", &d);
+  ASSERT_TRUE(v) << d;
+  ASSERT_EQ(v->kind, ValueKind::kExpr);
+  EXPECT_EQ(ir::PrintExpr(v->expr), "(%v0 + 63) // 64 * 2");
+  EXPECT_EQ(v->expr->dtype, ir::DType::kInt32);
+  auto dyn = EvalExpr("T.dynamic('M', 'int64')", &d);
+  ASSERT_TRUE(dyn) << d;
+  EXPECT_EQ(dyn->kind, ValueKind::kExpr);
+  EXPECT_FALSE(EvalExpr("T.symbolic('not a name')", &d));
+  EXPECT_NE(d.find("needs an identifier string"), std::string::npos) << d;
+  EXPECT_FALSE(EvalExpr("T.symbolic('M', 'float32')", &d));
+  EXPECT_NE(d.find("dtype float32 is not"), std::string::npos) << d;
 }
 
 TEST(HostEval, UnknownTileLangNamesAreReported) {

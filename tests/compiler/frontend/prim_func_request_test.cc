@@ -90,6 +90,28 @@ TEST(PrimFuncRequest, TracesTheSameIrAsTheFactoryThatMadeIt) {
   EXPECT_EQ(shipped->out_idx, std::vector<int>{2});
 }
 
+TEST(PrimFuncRequest, SymbolsSentByNameTraceLikeTSymbolic) {
+  const std::string text =
+      fetest::ReadFile(std::filesystem::path(TILEJIT_TESTDATA_DIR) / "symbolic/rowwise_scale.py");
+  ClientBindings closure = {{"M", Named(ClientValue::Kind::kSymbol, "M")},
+                            {"N", Const(Value::Int(64))},
+                            {"block_M", Const(Value::Int(32))},
+                            {"dtype", Const(Value::Str("float32"))},
+                            {"T", TModule()}};
+  auto shipped = RunRequest(PrimFuncRequest(
+      {{"rowwise_scale.py", text}}, {At(0, text, "def main(", FunctionKind::kPrimFunc, closure)}));
+  ASSERT_TRUE(shipped.ok()) << shipped.status();
+  FrontendRequest factory = fetest::SourceRequest(text, "scale_rows");
+  for (int64_t a : {64, 32}) factory.args.push_back(Value::Int(a));
+  auto evaluated = RunRequest(factory);
+  ASSERT_TRUE(evaluated.ok());
+  EXPECT_EQ(shipped->ir_text, evaluated->ir_text);
+  EXPECT_NE(shipped->ir_text.find("param %p0: gm float32[%s0, 64] input"), std::string::npos)
+      << shipped->ir_text;
+  EXPECT_NE(shipped->ir_text.find("launch((%s0 + 31) // 32, threads=0)"), std::string::npos)
+      << shipped->ir_text;
+}
+
 // A vector kernel whose closure holds a macro of a second file, a lambda and a builtin.
 const std::string kKernel =
     "import tilelang.language as T\n"
@@ -170,11 +192,6 @@ TEST(PrimFuncRequest, BadTablesAreDiagnostics) {
   EXPECT_FALSE(RunRequest(PrimFuncRequest(KernelFiles(), table), &diags).ok());
   EXPECT_NE(diags.find("'T.no_such_thing', which tilejit does not know"), std::string::npos)
       << diags;
-
-  table = KernelTable();
-  table[0].closure.push_back({"M", Named(ClientValue::Kind::kSymbol, "M")});
-  EXPECT_FALSE(RunRequest(PrimFuncRequest(KernelFiles(), table), &diags).ok());
-  EXPECT_NE(diags.find("dynamic shapes are not supported yet"), std::string::npos) << diags;
 
   table = KernelTable();
   table[0].closure[2].second = Fn(9);
