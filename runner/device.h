@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -128,6 +129,10 @@ struct LaunchReport {
   uint64_t kernel_cycles = 0;           // waves of blocks, each wave as long as its longest block
   uint64_t launch_overhead_cycles = 0;  // reported separately, not in kernel_cycles
   int64_t waves = 0;
+  // The launch's grid (0: an empty launch, no block ran) and, for a kernel with symbolic dims,
+  // each symbol's bound value in symbol order (filled by the runner, which binds them).
+  int64_t block_count = 0;
+  std::vector<std::pair<std::string, int64_t>> symbols;
   std::vector<BlockReport> blocks;
   std::vector<Finding> findings;
   uint64_t findings_suppressed = 0;
@@ -170,7 +175,8 @@ class Device {
   virtual const KernelImage* GetKernel(KernelId id) const = 0;
 
   // Launches with argument slots (read by ld_arg): by convention slot i is the GM address of
-  // parameter i in metadata order; further slots may carry scalars. A device error (bad
+  // parameter i in metadata order and slot params.size() + j the value of symbol j
+  // (target::LaunchArgs); a symbolic grid is evaluated from those slots. A device error (bad
   // kernel id, an internal failure) is a non-OK Result; problems of the kernel itself are
   // findings in an OK Result whose report.status is not OK.
   virtual Result<LaunchReport> Launch(KernelId id, std::span<const uint64_t> args,

@@ -66,6 +66,11 @@ std::string FormatLaunchReport(const LaunchReport& r, const StmtNamer& namer) {
   std::ostringstream os;
   if (!r.device_output.empty()) os << "device output:\n" << r.device_output;
   os << "status: " << r.status.ToString() << "\n";
+  if (!r.symbols.empty()) {  // a kernel with symbolic dims: what this launch bound
+    os << "symbols:";
+    for (const auto& [name, value] : r.symbols) os << " " << name << "=" << value;
+    os << " (" << r.block_count << " block(s))\n";
+  }
   os << Printf("kernel cycles: %llu (%lld wave(s); launch overhead %llu)\n",
                static_cast<unsigned long long>(r.kernel_cycles), static_cast<long long>(r.waves),
                static_cast<unsigned long long>(r.launch_overhead_cycles));

@@ -24,7 +24,8 @@ using StmtNamer = std::function<std::optional<std::string>(uint32_t stmt)>;
 std::string NameStmts(std::string_view message, const StmtNamer& namer);
 
 // The report as printed by the tools: the device output first ("device output:" and its
-// lines, when the kernel printed), then one line per fact; findings last, one per line as
+// lines, when the kernel printed), then one line per fact (for a kernel with symbolic dims
+// "symbols: M=64 N=8 (2 block(s))" after the status); findings last, one per line as
 // "<kind>: <message>" with statement ids named by `namer` (may be empty).
 std::string FormatLaunchReport(const LaunchReport& report, const StmtNamer& namer);
 

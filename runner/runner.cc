@@ -35,7 +35,8 @@ Status CheckInput(const target::KernelParam& p, const NpyArray& a, size_t index)
                            std::string(target::ElementTypeName(a.dtype)) + ", kernel expects " +
                            std::string(target::ElementTypeName(p.dtype)));
   }
-  if (a.shape != p.shape) {
+  // Symbolic params are checked dim by dim by the binding, whose messages name the symbols.
+  if (!target::IsSymbolicParam(p) && a.shape != p.shape) {
     std::string want, got;
     for (int64_t d : p.shape) want += std::to_string(d) + ",";
     for (int64_t d : a.shape) got += std::to_string(d) + ",";
@@ -47,25 +48,37 @@ Status CheckInput(const target::KernelParam& p, const NpyArray& a, size_t index)
 
 }  // namespace
 
-Result<LaunchReport> LaunchWithParams(Device& device, KernelId id, const ParamBuffers& buffers,
-                                      const LaunchOptions& options, uint64_t* highest_address) {
+Result<LaunchReport> LaunchWithParams(Device& device, KernelId id,
+                                      const target::LaunchShapes& shapes,
+                                      const ParamBuffers& buffers, const LaunchOptions& options,
+                                      uint64_t* highest_address) {
   const KernelImage* image = device.GetKernel(id);
   if (image == nullptr) return NotFound("no kernel with id " + std::to_string(id));
   const target::KernelMetadata& m = image->metadata;
+  if (shapes.shapes.size() != m.params.size()) {
+    return Internal("LaunchWithParams: a binding of " + std::to_string(shapes.shapes.size()) +
+                    " params for a kernel with " + std::to_string(m.params.size()));
+  }
   Allocations allocs(device);
-  std::vector<uint64_t> args;
+  std::vector<uint64_t> addresses;
   std::vector<Tensor> tensors;
   for (size_t i = 0; i < m.params.size(); ++i) {
     const target::KernelParam& p = m.params[i];
     const bool is_input = p.role == ParamRole::kInput;
-    TILEJIT_ASSIGN_OR_RETURN(Tensor t, device.Allocate(p.dtype, p.shape, p.name, is_input));
+    TILEJIT_ASSIGN_OR_RETURN(Tensor t,
+                             device.Allocate(p.dtype, shapes.shapes[i], p.name, is_input));
     allocs.Add(t);
     if (highest_address != nullptr) *highest_address = std::max(*highest_address, t.addr + t.bytes);
     if (is_input) TILEJIT_RETURN_IF_ERROR(buffers.copy_in(i, t));
-    args.push_back(t.addr);
+    addresses.push_back(t.addr);
     tensors.push_back(std::move(t));
   }
+  TILEJIT_ASSIGN_OR_RETURN(std::vector<uint64_t> args, target::LaunchArgs(m, shapes, addresses));
   TILEJIT_ASSIGN_OR_RETURN(LaunchReport report, device.Launch(id, args, options));
+  for (size_t j = 0; j < m.symbols.size(); ++j) {
+    report.symbols.push_back({m.symbols[j].name, shapes.symbols[j]});
+  }
+  report.block_count = shapes.block_count;
   for (size_t i = 0; i < m.params.size(); ++i) {
     const ParamRole role = m.params[i].role;
     if (role == ParamRole::kOutput || (role == ParamRole::kInput && buffers.copy_back_inputs)) {
@@ -101,6 +114,9 @@ Result<RunResult> RunKernel(Device& device, KernelId id, std::span<const NpyArra
       return InvalidArgument("out_idx " + std::to_string(idx) + " is not a parameter");
     }
   }
+  std::vector<std::vector<int64_t>> input_shapes;
+  for (const NpyArray& a : inputs) input_shapes.push_back(a.shape);
+  TILEJIT_ASSIGN_OR_RETURN(target::LaunchShapes shapes, target::BindInputShapes(m, input_shapes));
   std::vector<NpyArray> by_param(m.params.size());
   ParamBuffers buffers;
   buffers.copy_in = [&](size_t i, const Tensor& t) {
@@ -114,7 +130,7 @@ Result<RunResult> RunKernel(Device& device, KernelId id, std::span<const NpyArra
     return device.CopyFromDevice(t, a.data);
   };
   RunResult out;
-  TILEJIT_ASSIGN_OR_RETURN(out.report, LaunchWithParams(device, id, buffers, options));
+  TILEJIT_ASSIGN_OR_RETURN(out.report, LaunchWithParams(device, id, shapes, buffers, options));
   for (int idx : m.out_idx) out.outputs.push_back(std::move(by_param[idx]));
   return out;
 }

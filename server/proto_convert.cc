@@ -257,6 +257,12 @@ void LaunchReplyToProto(const LaunchReply& in, v1::LaunchResponse* out) {
   }
   out->set_findings_suppressed(in.report.findings_suppressed);
   out->set_device_output(in.report.device_output);
+  out->set_block_count(in.report.block_count);
+  for (const auto& [name, value] : in.report.symbols) {
+    v1::LaunchSymbol* sym = out->add_symbols();
+    sym->set_name(name);
+    sym->set_value(value);
+  }
   for (const PhaseTiming& t : in.timings) {
     v1::PhaseTiming* p = out->add_timings();
     p->set_phase(t.phase);

@@ -23,6 +23,7 @@
 #include <thread>
 #include <utility>
 
+#include "compiler/target/launch_shapes.h"
 #include "runner/runner.h"
 #include "server/handle.h"
 #include "server/handoff.h"
@@ -51,15 +52,6 @@ std::string LocateFindings(const std::string& message, const MemoEntry& memo) {
     }
   }
   return out + message.substr(last);
-}
-
-Result<uint64_t> GmBytes(const target::KernelMetadata& m) {
-  uint64_t total = 0;
-  for (const target::KernelParam& p : m.params) {
-    TILEJIT_ASSIGN_OR_RETURN(int64_t bytes, target::ParamSizeBytes(p));
-    total += static_cast<uint64_t>(bytes);
-  }
-  return total;
 }
 
 double MillisSince(SteadyTime t0) {
@@ -179,14 +171,20 @@ Status CompileService::CheckLaunchCaps(const LaunchCall& call, const KernelRecor
                            " is above the daemon's maximum " +
                            std::to_string(options_.max_launch_gm_bytes));
   }
-  if (kernel.metadata.block_count > options_.max_launch_blocks) {
-    return ResourceExhausted("the kernel's grid has " +
-                             std::to_string(kernel.metadata.block_count) +
+  // The caps apply to this launch's shapes (a symbolic kernel's grid and tensors follow its
+  // inputs). Inputs that do not bind are left to RunKernel, which checks dtypes first and names
+  // the input in its message; nothing is allocated before that.
+  std::vector<std::vector<int64_t>> input_shapes;
+  for (const runner::NpyArray& a : call.inputs) input_shapes.push_back(a.shape);
+  Result<target::LaunchShapes> shapes = target::BindInputShapes(kernel.metadata, input_shapes);
+  if (!shapes.ok()) return Status::Ok();
+  if (shapes->block_count > options_.max_launch_blocks) {
+    return ResourceExhausted("the kernel's grid has " + std::to_string(shapes->block_count) +
                              " blocks; the daemon's cap is " +
                              std::to_string(options_.max_launch_blocks) + " (--max-launch-blocks)");
   }
   const uint64_t gm_cap = call.max_gm_bytes ? call.max_gm_bytes : options_.max_launch_gm_bytes;
-  TILEJIT_ASSIGN_OR_RETURN(uint64_t gm, GmBytes(kernel.metadata));
+  const auto gm = static_cast<uint64_t>(shapes->total_bytes);
   if (gm > gm_cap) {
     return ResourceExhausted("the kernel's tensors need " + std::to_string(gm) +
                              " bytes of GM; the cap is " + std::to_string(gm_cap));
@@ -244,7 +242,7 @@ Result<LaunchReply> CompileService::LaunchImpl(const LaunchCall& call, const Cal
   reply.ok = run.report.status.ok();
   if (!reply.ok) reply.error = run.report.status.message();
   for (const runner::BlockReport& b : run.report.blocks) reply.instructions += b.instructions;
-  reply.report = std::move(run.report);
+  reply.report = std::move(run.report);  // with the bound symbols and block count
   reply.outputs = std::move(run.outputs);
   spdlog::info("launch id={} key={} ok={} cycles={}", ctx.request_id, kernel->key.substr(0, 16),
                reply.ok, reply.report.kernel_cycles);

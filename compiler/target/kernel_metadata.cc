@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Validation of the metadata schema. The JSON encoding lives in kernel_metadata_json.cc.
+// Validation of the metadata schema. The JSON encoding lives in kernel_metadata_json.cc, the
+// rules of symbolic shapes in kernel_symbols.cc.
 #include "compiler/target/kernel_metadata.h"
 
 #include <algorithm>
@@ -7,6 +8,8 @@
 #include <limits>
 #include <set>
 #include <string>
+
+#include "compiler/target/kernel_symbols_check.h"
 
 namespace tilejit::target {
 
@@ -89,14 +92,17 @@ Status CheckPrint(const PrintRecord& r, size_t index) {
   return Status::Ok();
 }
 
-Status CheckParam(const KernelParam& p, size_t index, int64_t block_count) {
+Status CheckParam(const KernelMetadata& m, size_t index) {
+  const KernelParam& p = m.params[index];
   const std::string where = "param " + std::to_string(index) + " ('" + p.name + "')";
   TILEJIT_RETURN_IF_ERROR(CheckString("param " + std::to_string(index) + " name", p.name, false));
   if (p.shape.size() > static_cast<size_t>(kMaxRank)) {
     return InvalidArgument(where + " has rank " + std::to_string(p.shape.size()) + ", more than " +
                            std::to_string(kMaxRank));
   }
-  auto bytes = ParamSizeBytes(p);
+  TILEJIT_RETURN_IF_ERROR(internal::CheckDimSymbols(m, index, where));
+  // Symbolic dims have shape entry 0, so this checks the static dims (the whole size at launch).
+  auto bytes = ShapeSizeBytes(p.dtype, p.shape);
   if (!bytes.ok()) return bytes.status().WithContext(where);
   if (p.compiler_workspace) {
     if (p.role != ParamRole::kWorkspace) {
@@ -106,8 +112,10 @@ Status CheckParam(const KernelParam& p, size_t index, int64_t block_count) {
     if (p.workspace_bytes_per_block <= 0) {
       return InvalidArgument(where + " is a compiler workspace with no per-block size");
     }
-    if (p.workspace_bytes_per_block > *bytes / block_count) {
-      return InvalidArgument(where + ": " + std::to_string(block_count) + " blocks of " +
+    // With a symbolic grid or shape the rule is checked at launch, on the concrete shapes.
+    if (m.grid.empty() && !IsSymbolicParam(p) &&
+        p.workspace_bytes_per_block > *bytes / m.block_count) {
+      return InvalidArgument(where + ": " + std::to_string(m.block_count) + " blocks of " +
                              std::to_string(p.workspace_bytes_per_block) +
                              " bytes do not fit in its " + std::to_string(*bytes) + " bytes");
     }
@@ -181,10 +189,10 @@ std::optional<CoreMix> ParseCoreMix(std::string_view name) {
   return ParseByName<CoreMix>(kCoreMixNames, name);
 }
 
-Result<int64_t> ParamSizeBytes(const KernelParam& p) {
-  int64_t bytes = ElementTypeBytes(p.dtype);
-  for (size_t d = 0; d < p.shape.size(); ++d) {
-    const int64_t dim = p.shape[d];
+Result<int64_t> ShapeSizeBytes(ElementType dtype, std::span<const int64_t> shape) {
+  int64_t bytes = ElementTypeBytes(dtype);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const int64_t dim = shape[d];
     if (dim < 0) {
       return InvalidArgument("dim " + std::to_string(d) + " is negative (" + std::to_string(dim) +
                              ")");
@@ -197,6 +205,14 @@ Result<int64_t> ParamSizeBytes(const KernelParam& p) {
   return bytes;
 }
 
+Result<int64_t> ParamSizeBytes(const KernelParam& p) {
+  if (IsSymbolicParam(p)) {
+    return InvalidArgument("param '" + p.name +
+                           "' has symbolic dims: its size is known only at launch");
+  }
+  return ShapeSizeBytes(p.dtype, p.shape);
+}
+
 Status ValidateKernelMetadata(const KernelMetadata& m) {
   if (m.format_version != kKernelBinaryFormatVersion) {
     return InvalidArgument("unsupported format version " + std::to_string(m.format_version) +
@@ -207,15 +223,13 @@ Status ValidateKernelMetadata(const KernelMetadata& m) {
   TILEJIT_RETURN_IF_ERROR(CheckString("target name", m.target, false));
   TILEJIT_RETURN_IF_ERROR(CheckString("compiler fingerprint", m.compiler_fingerprint, true));
   TILEJIT_RETURN_IF_ERROR(CheckString("cache key", m.cache_key, true));
-  if (m.block_count < 1 || m.block_count > kMaxBlockCount) {
-    return InvalidArgument("block count " + std::to_string(m.block_count) + " is out of range");
-  }
+  TILEJIT_RETURN_IF_ERROR(internal::CheckSymbolsAndGrid(m));
   if (m.params.size() > kMaxParams) {
     return InvalidArgument("more than " + std::to_string(kMaxParams) + " params");
   }
   std::set<std::string> names;
   for (size_t i = 0; i < m.params.size(); ++i) {
-    TILEJIT_RETURN_IF_ERROR(CheckParam(m.params[i], i, m.block_count));
+    TILEJIT_RETURN_IF_ERROR(CheckParam(m, i));
     if (!names.insert(m.params[i].name).second) {
       return InvalidArgument("param name '" + m.params[i].name + "' is used twice");
     }
@@ -223,6 +237,7 @@ Status ValidateKernelMetadata(const KernelMetadata& m) {
   TILEJIT_RETURN_IF_ERROR(CheckIndexList("out_idx", m.out_idx, m.params, ParamRole::kOutput));
   TILEJIT_RETURN_IF_ERROR(
       CheckIndexList("workspace_idx", m.workspace_idx, m.params, ParamRole::kWorkspace));
+  TILEJIT_RETURN_IF_ERROR(internal::CheckSymbolsBound(m));
   TILEJIT_RETURN_IF_ERROR(CheckCores(m));
   if (m.prints.size() > kMaxPrints) {
     return InvalidArgument("more than " + std::to_string(kMaxPrints) + " print records");

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,13 +55,14 @@ struct KernelSymbol {
 };
 
 // Entries of KernelParam::dim_symbols.
-inline constexpr int kStaticDim = -1;       // the extent is shape[d]
-inline constexpr int kBlockCountDim = -2;   // the launch's block count (compiler workspaces, dim 0)
+inline constexpr int kStaticDim = -1;      // the extent is shape[d]
+inline constexpr int kBlockCountDim = -2;  // the launch's block count (compiler workspaces, dim 0)
 
 // One GM tensor parameter, in ABI (signature) order.
 struct KernelParam {
-  std::string name;            // canonical name hint, e.g. "A" or "p0"; non-empty, unique
-  std::vector<int64_t> shape;  // static extents, each >= 0 (0 where the dim is symbolic); rank <= kMaxRank
+  std::string name;  // canonical name hint, e.g. "A" or "p0"; non-empty, unique
+  // Static extents, each >= 0 (exactly 0 where the dim is not static); rank <= kMaxRank.
+  std::vector<int64_t> shape;
   ElementType dtype = ElementType::kFloat32;
   ParamRole role = ParamRole::kInput;
   // A workspace added by the compiler rather than declared by the kernel author. Only for
@@ -72,7 +74,9 @@ struct KernelParam {
   // One entry per dim: kStaticDim, a symbol index (the extent is that symbol's value), or
   // kBlockCountDim (only dim 0 of a compiler workspace of a kernel with a symbolic grid).
   // Every symbol is the extent of at least one dim of an input parameter.
-  // Empty means every dim is static (kStaticDim); written that way when it is.
+  // Empty means every dim is static (kStaticDim), and that is its only spelling: a non-empty
+  // list has one entry per dim and at least one non-static entry (NormalizeDimSymbols).
+  // A symbolic compiler workspace's per-block rule is checked at launch, on concrete shapes.
   std::vector<int> dim_symbols;
 
   bool operator==(const KernelParam&) const = default;
@@ -125,7 +129,9 @@ struct KernelMetadata {
   // (declared and compiler-made).
   std::vector<int> out_idx;
   std::vector<int> workspace_idx;
-  int64_t block_count = 1;  // logical blocks (the grid); 1 <= block_count <= kMaxBlockCount
+  // Logical blocks (the grid): 1 <= block_count <= kMaxBlockCount when the grid is static,
+  // 0 exactly when `grid` is non-empty (the count is then evaluated at launch).
+  int64_t block_count = 1;
   // The symbols, in order (launch argument slots params.size() + i).
   std::vector<KernelSymbol> symbols;
   // The grid when it depends on symbols (then block_count is 0), empty otherwise: a postfix
@@ -155,9 +161,32 @@ inline constexpr int64_t kMaxDumpCount = 1 << 20;  // elements of one dump
 inline constexpr size_t kMaxSymbols = 64;
 inline constexpr size_t kMaxGridTokens = 256;
 
-// Number of bytes of a parameter tensor, or kInvalidArgument if a dim is negative or the
-// size overflows int64.
+// Number of bytes of a tensor of `dtype` and `shape`, or kInvalidArgument if a dim is negative
+// or the size overflows int64.
+Result<int64_t> ShapeSizeBytes(ElementType dtype, std::span<const int64_t> shape);
+
+// True iff some dim of `p` is known only at launch (dim_symbols non-empty).
+inline bool IsSymbolicParam(const KernelParam& p) { return !p.dim_symbols.empty(); }
+
+// Number of bytes of a static parameter tensor (ShapeSizeBytes of its shape). A symbolic
+// parameter has no static size: kInvalidArgument; its concrete shape comes from the launch
+// binding (launch_shapes.h).
 Result<int64_t> ParamSizeBytes(const KernelParam& p);
+
+// Puts p.dim_symbols into its one canonical spelling: empty when every entry is kStaticDim
+// (the validator rejects a non-empty all-static list). For metadata writers.
+void NormalizeDimSymbols(KernelParam& p);
+
+// Checks that `grid` is a well-formed grid program over `num_symbols` symbols (the rules at
+// KernelMetadata::grid; constants and symbol indices in canonical decimal). Empty is
+// well-formed (a static grid). kInvalidArgument naming the first bad token.
+Status CheckGridProgram(std::span<const std::string> grid, size_t num_symbols);
+
+// Evaluates a grid program with symbol i bound to symbols[i]. kInvalidArgument if the program
+// is malformed, refers to a symbol outside `symbols`, divides by zero or overflows int64.
+// Range checks on the result (kMaxBlockCount) are the caller's.
+Result<int64_t> EvaluateGridProgram(std::span<const std::string> grid,
+                                    std::span<const int64_t> symbols);
 
 // Checks every rule stated above. Strings must be printable ASCII (0x20-0x7e).
 // Returns kInvalidArgument naming the first violated rule.

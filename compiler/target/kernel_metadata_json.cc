@@ -28,6 +28,7 @@ Json ParamToJson(const KernelParam& p) {
   j["role"] = std::string(ParamRoleName(p.role));
   j["compiler_workspace"] = p.compiler_workspace;
   j["workspace_bytes_per_block"] = p.workspace_bytes_per_block;
+  j["dim_symbols"] = p.dim_symbols;
   return j;
 }
 
@@ -59,6 +60,10 @@ Json ToJson(const KernelMetadata& m) {
   j["out_idx"] = m.out_idx;
   j["workspace_idx"] = m.workspace_idx;
   j["block_count"] = m.block_count;
+  Json symbols = Json::array();
+  for (const auto& sym : m.symbols) symbols.push_back({{"name", sym.name}, {"max", sym.max}});
+  j["symbols"] = std::move(symbols);
+  j["grid"] = m.grid;
   j["core_mix"] = std::string(CoreMixName(m.core_mix));
   j["vector_cores_per_block"] = m.vector_cores_per_block;
   j["on_chip_bytes"] = {{"l1", m.on_chip.l1},
@@ -215,6 +220,15 @@ Status ParamFromJson(const Json& j, size_t index, KernelParam* p) {
   TILEJIT_RETURN_IF_ERROR(r.Int("workspace_bytes_per_block", std::numeric_limits<int64_t>::min(),
                                 std::numeric_limits<int64_t>::max(),
                                 &p->workspace_bytes_per_block));
+  const Json* dims = nullptr;
+  TILEJIT_RETURN_IF_ERROR(r.Array("dim_symbols", &dims));
+  if (dims->size() > static_cast<size_t>(kMaxRank)) {
+    return Corruption(where + " has too many dim_symbols");
+  }
+  std::vector<int64_t> values;
+  TILEJIT_RETURN_IF_ERROR(IntArray(*dims, where + " dim_symbols", std::numeric_limits<int>::min(),
+                                   std::numeric_limits<int>::max(), &values));
+  p->dim_symbols.assign(values.begin(), values.end());
   return r.Finish();
 }
 
@@ -253,6 +267,30 @@ Status IndexList(ObjectReader& r, const char* key, std::vector<int>* out) {
   TILEJIT_RETURN_IF_ERROR(IntArray(*arr, key, std::numeric_limits<int>::min(),
                                    std::numeric_limits<int>::max(), &values));
   out->assign(values.begin(), values.end());
+  return Status::Ok();
+}
+
+Status SymbolsFromJson(ObjectReader& root, KernelMetadata* m) {
+  const Json* arr = nullptr;
+  TILEJIT_RETURN_IF_ERROR(root.Array("symbols", &arr));
+  if (arr->size() > kMaxSymbols) return Corruption("metadata has too many symbols");
+  for (size_t i = 0; i < arr->size(); ++i) {
+    const std::string where = "symbol " + std::to_string(i);
+    if (!(*arr)[i].is_object()) return Corruption(where + " is not an object");
+    ObjectReader r((*arr)[i], where);
+    KernelSymbol& sym = m->symbols.emplace_back();
+    TILEJIT_RETURN_IF_ERROR(r.Int("max", std::numeric_limits<int64_t>::min(),
+                                  std::numeric_limits<int64_t>::max(), &sym.max));
+    TILEJIT_RETURN_IF_ERROR(r.Str("name", &sym.name));
+    TILEJIT_RETURN_IF_ERROR(r.Finish());
+  }
+  const Json* grid = nullptr;
+  TILEJIT_RETURN_IF_ERROR(root.Array("grid", &grid));
+  if (grid->size() > kMaxGridTokens) return Corruption("metadata grid has too many tokens");
+  for (const Json& t : *grid) {
+    if (!t.is_string()) return Corruption("metadata grid holds a non-string token");
+    m->grid.push_back(t.get<std::string>());
+  }
   return Status::Ok();
 }
 
@@ -296,6 +334,7 @@ Status FromJson(const Json& j, KernelMetadata* m) {
   TILEJIT_RETURN_IF_ERROR(IndexList(r, "workspace_idx", &m->workspace_idx));
   TILEJIT_RETURN_IF_ERROR(r.Int("block_count", std::numeric_limits<int64_t>::min(),
                                 std::numeric_limits<int64_t>::max(), &m->block_count));
+  TILEJIT_RETURN_IF_ERROR(SymbolsFromJson(r, m));
   TILEJIT_RETURN_IF_ERROR(Enum(r, "core_mix", &ParseCoreMix, &m->core_mix));
   TILEJIT_RETURN_IF_ERROR(r.Int("vector_cores_per_block", std::numeric_limits<int>::min(),
                                 std::numeric_limits<int>::max(), &v));

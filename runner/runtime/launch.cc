@@ -28,7 +28,10 @@ std::string BufferName(size_t index, const target::KernelParam& p) {
          std::string(target::ParamRoleName(p.role)) + ")";
 }
 
-Status CheckBuffer(const tj_buffer& b, size_t index, const target::KernelParam& p, int64_t bytes) {
+// Everything of one buffer but its data pointer, which needs the bound size. Symbolic params
+// shapes are checked by the binding (their messages name the symbols); static ones here, with
+// the whole shape in the message.
+Status CheckBuffer(const tj_buffer& b, size_t index, const target::KernelParam& p) {
   const std::optional<target::ElementType> dtype = FromTjDtype(b.dtype);
   if (!dtype) {
     return InvalidArgument(BufferName(index, p) + ": dtype " + std::to_string(b.dtype) +
@@ -50,12 +53,11 @@ Status CheckBuffer(const tj_buffer& b, size_t index, const target::KernelParam& 
                            std::to_string(b.rank));
   }
   const size_t rank = static_cast<size_t>(b.rank);
-  if (rank != p.shape.size() || !std::equal(p.shape.begin(), p.shape.end(), b.shape)) {
+  if (!target::IsSymbolicParam(p) &&
+      (rank != p.shape.size() || !std::equal(p.shape.begin(), p.shape.end(), b.shape))) {
     return InvalidArgument(BufferName(index, p) + ": shape " + ShapeText(b.shape, rank) +
                            ", kernel expects " + ShapeText(p.shape.data(), p.shape.size()));
   }
-  if (b.data == nullptr && bytes > 0)
-    return InvalidArgument(BufferName(index, p) + ": data is NULL");
   return Status::Ok();
 }
 
@@ -128,14 +130,24 @@ Result<LaunchPlan> PlanLaunch(const Module& module, const tj_launch_args& given)
                            std::to_string(a.buffer_count) + " given");
   }
   if (a.buffer_count > 0 && a.buffers == nullptr) return InvalidArgument("buffers is NULL");
+  const target::KernelMetadata& m = module.metadata();
+  std::vector<target::GivenShape> buffer_shapes;
   for (size_t i = 0; i < params.size(); ++i) {
-    const int p = params[i];
-    TILEJIT_RETURN_IF_ERROR(
-        CheckBuffer(a.buffers[i], i, module.metadata().params[p], module.params()[p].bytes));
+    const tj_buffer& b = a.buffers[i];
+    TILEJIT_RETURN_IF_ERROR(CheckBuffer(b, i, m.params[params[i]]));
+    buffer_shapes.push_back({params[i], {b.shape, static_cast<size_t>(b.rank)}});
+  }
+  // Outputs are caller memory here, so their shapes take part in the binding too.
+  TILEJIT_ASSIGN_OR_RETURN(plan.shapes, target::BindLaunchShapes(m, buffer_shapes));
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (a.buffers[i].data == nullptr && plan.shapes.bytes[params[i]] > 0) {
+      return InvalidArgument(BufferName(i, m.params[params[i]]) + ": data is NULL");
+    }
     plan.host.push_back(a.buffers[i].data);
   }
-  if (module.gm_bytes() > a.gm_byte_limit) {
-    return ResourceExhausted("the launch allocates " + std::to_string(module.gm_bytes()) +
+  const auto gm_bytes = static_cast<uint64_t>(plan.shapes.total_bytes);
+  if (gm_bytes > a.gm_byte_limit) {
+    return ResourceExhausted("the launch allocates " + std::to_string(gm_bytes) +
                              " bytes of device memory, above gm_byte_limit " +
                              std::to_string(a.gm_byte_limit));
   }

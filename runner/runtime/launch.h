@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "compiler/target/launch_shapes.h"
 #include "runner/device.h"
 #include "runner/runtime/module.h"
 #include "runner/runtime/tilejit_runtime.h"
@@ -33,13 +34,16 @@ tj_launch_args DefaultLaunchArgs();
 
 struct LaunchPlan {
   LaunchOptions options;
-  std::vector<void*> host;  // the caller's buffers, in Module::buffer_params() order
+  target::LaunchShapes shapes;  // the symbols and concrete shapes bound from the buffers
+  std::vector<void*> host;      // the caller's buffers, in Module::buffer_params() order
   bool write_back_inputs = false;
 };
 
 // Checks `args` against `module`. kInvalidArgument names the first bad field or buffer (for a
 // buffer: its index, the parameter's name and role, what was given and what the kernel
-// expects); kResourceExhausted when the launch would allocate more than gm_byte_limit.
+// expects; for a kernel with symbolic dims, the binding's message: target::BindLaunchShapes,
+// which also checks the output buffers' shapes); kResourceExhausted when the launch would
+// allocate more than gm_byte_limit.
 Result<LaunchPlan> PlanLaunch(const Module& module, const tj_launch_args& args);
 
 }  // namespace tilejit::runner::runtime

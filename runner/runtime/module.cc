@@ -22,8 +22,6 @@ namespace {
 
 using target::ParamRole;
 
-uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
-
 }  // namespace
 
 Result<std::unique_ptr<Module>> Module::Load(std::span<const uint8_t> bytes) {
@@ -74,10 +72,10 @@ void Module::BuildInfo() {
     info.role = ToTjRole(p.role);
     info.rank = static_cast<int32_t>(p.shape.size());
     info.compiler_workspace = p.compiler_workspace ? 1 : 0;
-    info.shape = p.shape.data();
-    // The metadata validator has checked that every size fits int64.
-    info.bytes = target::ParamSizeBytes(p).value();
-    gm_bytes_ = SaturatingAdd(gm_bytes_, static_cast<uint64_t>(info.bytes));
+    info.shape = p.shape.data();  // 0 in the dims that are not static
+    // The metadata validator has checked that every static size fits int64; a symbolic
+    // param's size is known only at launch.
+    info.bytes = target::IsSymbolicParam(p) ? -1 : target::ParamSizeBytes(p).value();
     param_infos_.push_back(info);
     if (p.role != ParamRole::kWorkspace) buffer_params_.push_back(static_cast<int>(i));
   }
@@ -117,8 +115,8 @@ void Module::ReleaseDevice(std::unique_ptr<sim::SimDevice> device) {
   if (idle_.size() < kMaxIdleDevices) idle_.push_back(std::move(device));
 }
 
-Result<LaunchReport> Module::Launch(std::span<void* const> host, const LaunchOptions& options,
-                                    bool write_back_inputs) {
+Result<LaunchReport> Module::Launch(const target::LaunchShapes& shapes, std::span<void* const> host,
+                                    const LaunchOptions& options, bool write_back_inputs) {
   if (host.size() != buffer_params_.size()) {
     return Internal("Module::Launch: " + std::to_string(host.size()) + " buffers for " +
                     std::to_string(buffer_params_.size()) + " parameters");
@@ -126,15 +124,15 @@ Result<LaunchReport> Module::Launch(std::span<void* const> host, const LaunchOpt
   TILEJIT_ASSIGN_OR_RETURN(std::unique_ptr<sim::SimDevice> device, AcquireDevice());
   uint64_t highest_address = 0;
   Result<LaunchReport> result =
-      LaunchOn(*device, host, options, write_back_inputs, &highest_address);
+      LaunchOn(*device, shapes, host, options, write_back_inputs, &highest_address);
   // A failed launch may have stopped anywhere; only a device that completed one is reused.
   if (result.ok() && highest_address < kDeviceAddressLimit) ReleaseDevice(std::move(device));
   return result;
 }
 
-Result<LaunchReport> Module::LaunchOn(sim::SimDevice& device, std::span<void* const> host,
-                                      const LaunchOptions& options, bool write_back_inputs,
-                                      uint64_t* highest_address) {
+Result<LaunchReport> Module::LaunchOn(sim::SimDevice& device, const target::LaunchShapes& shapes,
+                                      std::span<void* const> host, const LaunchOptions& options,
+                                      bool write_back_inputs, uint64_t* highest_address) {
   // host[] holds one buffer per non-workspace parameter, in parameter order.
   const target::KernelMetadata& m = image_.metadata;
   std::vector<void*> buffer_of(m.params.size(), nullptr);
@@ -149,7 +147,7 @@ Result<LaunchReport> Module::LaunchOn(sim::SimDevice& device, std::span<void* co
     return device.CopyFromDevice(t, {static_cast<uint8_t*>(buffer_of[i]), t.bytes});
   };
   buffers.copy_back_inputs = write_back_inputs;
-  return LaunchWithParams(device, 0, buffers, options, highest_address);
+  return LaunchWithParams(device, 0, shapes, buffers, options, highest_address);
 }
 
 }  // namespace tilejit::runner::runtime

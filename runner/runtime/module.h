@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "compiler/target/launch_shapes.h"
 #include "compiler/target/npu_target.h"
 #include "runner/device.h"
 #include "runner/runtime/tilejit_runtime.h"
@@ -48,18 +49,17 @@ class Module {
   const target::KernelMetadata& metadata() const { return image_.metadata; }
   // Indices of the parameters a launch passes buffers for (inputs and outputs), in order.
   const std::vector<int>& buffer_params() const { return buffer_params_; }
-  // Device bytes a launch allocates (every parameter), saturating at UINT64_MAX.
-  uint64_t gm_bytes() const { return gm_bytes_; }
   // The listing of tj_module_disassemble, made on first use (thread-safe); stable afterwards.
   const std::string& Disassembly() const;
 
-  // Runs the kernel once on a pooled device. host[i] is the caller's memory for parameter
-  // buffer_params()[i], of exactly that parameter's byte size (the caller has checked dtype
-  // and shape): inputs are read before the launch, outputs written after it, only when the
-  // result is OK (inputs too when `write_back_inputs`). Not owned; read or written during the
-  // call only.
-  Result<LaunchReport> Launch(std::span<void* const> host, const LaunchOptions& options,
-                              bool write_back_inputs = false);
+  // Runs the kernel once on a pooled device at the shapes of `shapes` (this kernel's launch
+  // binding, target::BindLaunchShapes). host[i] is the caller's memory for parameter
+  // buffer_params()[i], of exactly that parameter's bound byte size (the caller has checked
+  // dtype and shape): inputs are read before the launch, outputs written after it, only when
+  // the result is OK (inputs too when `write_back_inputs`). Not owned; read or written during
+  // the call only.
+  Result<LaunchReport> Launch(const target::LaunchShapes& shapes, std::span<void* const> host,
+                              const LaunchOptions& options, bool write_back_inputs = false);
 
  private:
   Module(const target::NpuTarget& target, KernelImage image);
@@ -68,9 +68,9 @@ class Module {
   // A device from the pool, or a new one with the kernel loaded as kernel id 0.
   Result<std::unique_ptr<sim::SimDevice>> AcquireDevice();
   void ReleaseDevice(std::unique_ptr<sim::SimDevice> device);
-  Result<LaunchReport> LaunchOn(sim::SimDevice& device, std::span<void* const> host,
-                                const LaunchOptions& options, bool write_back_inputs,
-                                uint64_t* highest_address);
+  Result<LaunchReport> LaunchOn(sim::SimDevice& device, const target::LaunchShapes& shapes,
+                                std::span<void* const> host, const LaunchOptions& options,
+                                bool write_back_inputs, uint64_t* highest_address);
 
   const target::NpuTarget& target_;
   const KernelImage image_;  // the master copy each new device loads
@@ -81,7 +81,6 @@ class Module {
   std::vector<tj_param_info> param_infos_;
   tj_module_info info_{};
   std::vector<int> buffer_params_;
-  uint64_t gm_bytes_ = 0;
 
   std::mutex mu_;
   std::vector<std::unique_ptr<sim::SimDevice>> idle_;  // guarded by mu_

@@ -202,8 +202,9 @@ TJ_API tj_status tj_launch(tj_module* module, const tj_launch_args* args, tj_rep
     if (args == nullptr) return NullArgument("args");
     if (report == nullptr) return NullArgument("report");
     TILEJIT_ASSIGN_OR_RETURN(rt::LaunchPlan plan, rt::PlanLaunch(*module->impl, *args));
-    TILEJIT_ASSIGN_OR_RETURN(tilejit::runner::LaunchReport r,
-                             module->impl->Launch(plan.host, plan.options, plan.write_back_inputs));
+    TILEJIT_ASSIGN_OR_RETURN(
+        tilejit::runner::LaunchReport r,
+        module->impl->Launch(plan.shapes, plan.host, plan.options, plan.write_back_inputs));
     *report = rt::MakeReport(std::move(r), plan.options.mode).release();
     return Status::Ok();
   });

@@ -149,7 +149,7 @@ typedef struct tj_module_info {
   const char* compiler_fingerprint;  // may be ""
   const char* cache_key;             // may be ""
   const char* core_mix;              // "cube", "vector" or "mixed"
-  int64_t block_count;               // logical blocks (the grid)
+  int64_t block_count;               // logical blocks (the grid); 0 if it depends on symbols
   int32_t vector_cores_per_block;    // 0 for a cube-only kernel, else 1 or 2
   int32_t param_count;               // all parameters, in ABI order
   int32_t buffer_count;              // inputs + outputs: the buffers a launch passes
@@ -170,8 +170,10 @@ typedef struct tj_param_info {
   int32_t role;            // tj_role
   int32_t rank;
   int32_t compiler_workspace;  // 1: a workspace the compiler added (sized per logical block)
-  const int64_t* shape;        // rank extents (static)
-  int64_t bytes;               // size of the tensor
+  // rank extents; 0 in a dim that is not static (a T.symbolic dim, bound at launch from the
+  // buffers' shapes, or a compiler workspace's block-count dim)
+  const int64_t* shape;
+  int64_t bytes;  // size of the tensor; -1 if it has a dim that is not static
 } tj_param_info;
 
 // `index` in [0, param_count). Errors: INVALID_ARGUMENT (NULL pointer, index out of range).
@@ -255,8 +257,12 @@ typedef struct tj_report tj_report;
 // On any other status *report is untouched and no output buffer has been written (after
 // TJ_ERR_INTERNAL: their contents are unspecified).
 // Output buffers' contents on entry are ignored; an input and an output may share memory.
+// A kernel with symbolic dims takes each symbol's value from the buffers' shapes (inputs and
+// outputs, which must all agree); its outputs' shapes follow from the bound symbols.
 // Errors: INVALID_ARGUMENT (NULL pointer, a bad field, buffer count, or a buffer whose dtype or
-// shape differs from its parameter's: the message names buffer and parameter), CANCELLED,
+// shape differs from its parameter's: the message names buffer and parameter, or for a
+// symbolic dim the symbol and both buffers' parameters, e.g. "symbol M is 64 from A (dim 0)
+// but 65 from C (dim 0)"), CANCELLED,
 // RESOURCE_EXHAUSTED (gm_byte_limit, host memory), INTERNAL.
 TJ_API tj_status tj_launch(tj_module* module, const tj_launch_args* args, tj_report** report);
 

@@ -45,6 +45,7 @@ struct LaunchContext {
   // The rendezvous of `sync_all` when the kernel has one (every block on its own thread);
   // null otherwise. Not owned.
   GridBarrier* grid = nullptr;
+  int64_t block_count = 0;  // the launch's grid (what get_block_num returns)
   // Each block's share of the launch's caps (LaunchOptions, kMaxDeviceOutputBytes).
   uint64_t gm_records_per_block = 0;
   uint64_t trace_events_per_block = 0;

@@ -154,7 +154,7 @@ bool BlockRunner::ExecScalarAlu(CoreState& c, const Instr& in) {
       r = c.index == 0 ? 0 : c.index - 1;
       break;
     case Opcode::kGetBnum:
-      r = ctx_.image->metadata.block_count;
+      r = ctx_.block_count;
       break;
     case Opcode::kLdArg:
       if (static_cast<size_t>(in.arg) >= ctx_.args.size()) {

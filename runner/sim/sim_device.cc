@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "compiler/target/binary.h"
+#include "compiler/target/launch_shapes.h"
 #include "runner/sim/block.h"
 #include "runner/sim/grid_barrier.h"
 #include "runner/sim/inter_block.h"
@@ -45,7 +46,9 @@ Status ValidateCode(const std::vector<target::Instr>& code, CoreType core,
 
 Status ValidateImage(const KernelImage& k, const target::NpuTarget& t) {
   const target::KernelMetadata& m = k.metadata;
-  if (m.block_count < 1) return InvalidArgument("block_count must be at least 1");
+  if (m.grid.empty() && m.block_count < 1) {
+    return InvalidArgument("block_count must be at least 1");
+  }
   const bool uses_aic = m.core_mix != target::CoreMix::kVectorOnly;
   const bool uses_aiv = m.core_mix != target::CoreMix::kCubeOnly;
   if (uses_aiv && (m.vector_cores_per_block < 1 || m.vector_cores_per_block > 2)) {
@@ -95,7 +98,7 @@ bool UsesSyncAll(const KernelImage& k) {
 // Splits the launch's caps evenly over its `blocks` blocks (so what a block may keep does not
 // depend on which host thread ran it, or when).
 void ShareCaps(int64_t blocks, LaunchContext* ctx) {
-  const auto n = static_cast<uint64_t>(blocks);
+  const auto n = static_cast<uint64_t>(std::max<int64_t>(blocks, 1));
   ctx->gm_records_per_block = std::max<uint64_t>(1, ctx->options.max_gm_records / n);
   ctx->trace_events_per_block = ctx->options.max_trace_events / n;
   ctx->device_output_per_block =
@@ -107,6 +110,23 @@ void AppendDeviceOutput(const std::string& block, std::string* out) {
   constexpr std::string_view kNote = "(device output truncated: later blocks not shown)\n";
   if (block.empty() || out->ends_with(kNote)) return;
   *out += out->size() + block.size() > kMaxDeviceOutputBytes ? std::string(kNote) : block;
+}
+
+// The grid of this launch. A symbolic grid is evaluated from the symbol slots, which follow
+// the param addresses (the launch ABI): the device sees only the argument slots.
+Result<int64_t> GridOf(const target::KernelMetadata& m, std::span<const uint64_t> args) {
+  if (m.grid.empty()) return m.block_count;
+  const size_t first = m.params.size();
+  if (args.size() < first + m.symbols.size()) {
+    return InvalidArgument("the kernel's grid depends on " + std::to_string(m.symbols.size()) +
+                           " symbol(s) in argument slots from " + std::to_string(first) +
+                           ", but the launch has " + std::to_string(args.size()) + " slots");
+  }
+  std::vector<int64_t> symbols;
+  for (size_t j = 0; j < m.symbols.size(); ++j) {
+    symbols.push_back(static_cast<int64_t>(args[first + j]));
+  }
+  return target::LaunchBlockCount(m, symbols);
 }
 
 }  // namespace
@@ -172,7 +192,8 @@ Result<LaunchReport> SimDevice::Launch(KernelId id, std::span<const uint64_t> ar
   const KernelImage* image = GetKernel(id);
   if (image == nullptr) return NotFound("no kernel with id " + std::to_string(id));
   LaunchContext ctx{image, &target_, &gm_, {args.begin(), args.end()}, options};
-  const int64_t n = image->metadata.block_count;
+  TILEJIT_ASSIGN_OR_RETURN(const int64_t n, GridOf(image->metadata, args));
+  ctx.block_count = n;
   if (n > options.max_blocks) {
     return ResourceExhausted("the kernel's grid has " + std::to_string(n) +
                              " blocks; the launch cap is " + std::to_string(options.max_blocks));
@@ -182,7 +203,7 @@ Result<LaunchReport> SimDevice::Launch(KernelId id, std::span<const uint64_t> ar
   // sync_all needs every block running at once (each on a host thread of its own here);
   // on hardware more blocks than cores would hang at the first one.
   std::optional<GridBarrier> grid;
-  if (UsesSyncAll(*image)) {
+  if (n > 0 && UsesSyncAll(*image)) {
     if (n > per_wave) {
       return InvalidArgument(
           "the kernel uses T.sync_all, which needs every block resident at "
@@ -235,6 +256,7 @@ Result<LaunchReport> SimDevice::Launch(KernelId id, std::span<const uint64_t> ar
   }
 
   LaunchReport report;
+  report.block_count = n;
   report.waves = (n + per_wave - 1) / per_wave;
   for (int64_t w = 0; w < report.waves; ++w) {
     uint64_t longest = 0;

@@ -166,12 +166,13 @@ void MetadataMutants(const KernelBinary& b, Mutator& m, Stats* stats) {
 }
 
 TEST(KernelBinaryMutation, ReaderSurvivesAndJudgesEveryMutant) {
-  const KernelBinary samples[] = {testing::SampleBinary(), testing::SampleCubeOnlyBinary()};
-  const Base bases[] = {MakeBase(samples[0]), MakeBase(samples[1])};
+  const KernelBinary samples[] = {testing::SampleBinary(), testing::SampleCubeOnlyBinary(),
+                                  testing::SampleSymbolicBinary()};
+  const Base bases[] = {MakeBase(samples[0]), MakeBase(samples[1]), MakeBase(samples[2])};
   Mutator m(kSeed);
   Stats flips, stores, sizes, fields, metas;
   for (int i = 0; i < kCasesPerStrategy; ++i) {
-    const size_t which = m.Below(2);
+    const size_t which = m.Below(3);
     ASSERT_NO_FATAL_FAILURE(PointMutants(bases[which], m, /*flip=*/true, &flips));
     ASSERT_NO_FATAL_FAILURE(PointMutants(bases[which], m, /*flip=*/false, &stores));
     ASSERT_NO_FATAL_FAILURE(SizeMutants(bases[which], m, &sizes));

@@ -59,6 +59,25 @@ inline KernelBinary SampleBinary() {
   return b;
 }
 
+// SampleBinary with dynamic shapes: symbols M and N, A [M, 64], B [64, N], C [M, N], a grid of
+// ceil(M / 128) blocks and a compiler workspace with one 4096-byte row per block.
+inline KernelBinary SampleSymbolicBinary() {
+  KernelBinary b = SampleBinary();
+  KernelMetadata& m = b.metadata;
+  m.symbols = {{"M", 1 << 20}, {"N", 65536}};
+  m.params[0].shape = {0, 64};
+  m.params[0].dim_symbols = {0, kStaticDim};
+  m.params[1].shape = {64, 0};
+  m.params[1].dim_symbols = {kStaticDim, 1};
+  m.params[2].shape = {0, 0};
+  m.params[2].dim_symbols = {0, 1};
+  m.params[3].shape = {0, 4096};
+  m.params[3].dim_symbols = {kBlockCountDim, kStaticDim};
+  m.block_count = 0;
+  m.grid = {"s0", "c127", "+", "c128", "//"};
+  return b;
+}
+
 // The .tilejit.source encoding, spelled out independently of the writer.
 inline std::vector<uint8_t> SourceBytes(const KernelSource& s) {
   if (s.ir_text.empty() && s.pass_configs.empty()) return {};

@@ -55,7 +55,8 @@ TEST(KernelMetadata, SerialisationIsDeterministicCompactAndReadable) {
   EXPECT_THAT(text, ::testing::Not(HasSubstr("\": ")));
   EXPECT_THAT(text, ::testing::Not(HasSubstr(", ")));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("\n")));
-  EXPECT_THAT(text, HasSubstr("\"params\":[{\"compiler_workspace\":false,\"dtype\":\"float16\""));
+  EXPECT_THAT(text, HasSubstr("\"params\":[{\"compiler_workspace\":false,\"dim_symbols\":[],"
+                              "\"dtype\":\"float16\""));
   EXPECT_THAT(text, HasSubstr("\"core_mix\":\"mixed\""));
 }
 
