@@ -57,11 +57,11 @@ std::optional<ir::Kernel> Tracer::TracePrimFunc(const FunctionValue& fn,
 
 // The symbol a shape entry names, or null: exactly a T.symbolic value, not arithmetic on one
 // (a tensor's extent is what the launch binds the symbol from).
-const ir::VarNode* Tracer::SymbolOf(const Value& v) {
+ir::Var Tracer::SymbolOf(const Value& v) {
   if (v.kind != ValueKind::kExpr) return nullptr;
   const auto* ref = ir::TryAs<ir::VarRefNode>(v.expr);
   if (ref == nullptr || !env().IsSymbol(*ref->var)) return nullptr;
-  return ref->var.get();
+  return ref->var;
 }
 
 // The kernel's symbols in order of first appearance in the params (their ABI order); each
@@ -167,9 +167,9 @@ std::optional<ir::Buffer> Tracer::TraceParam(const Param& p, ir::BufferRole role
     return std::nullopt;
   }
   for (size_t d = 0; d < dims.size(); ++d) {
-    if (const ir::VarNode* sym = SymbolOf(dims[d])) {
+    if (ir::Var sym = SymbolOf(dims[d])) {
       node.dim_symbols.resize(d);
-      node.dim_symbols.push_back(env().Symbol(sym->name, sym->loc));  // the same var
+      node.dim_symbols.push_back(std::move(sym));
       node.shape.push_back(ir::kSymbolicDim);
       continue;
     }

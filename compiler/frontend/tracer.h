@@ -120,7 +120,7 @@ class Tracer : public Evaluator {
                                        std::vector<ir::Stmt>* out);
   std::optional<ir::Buffer> TraceParam(const Param& p, ir::BufferRole role, const ScopePtr& scope);
   // T.symbolic dims (tracer.cc).
-  const ir::VarNode* SymbolOf(const Value& v);
+  ir::Var SymbolOf(const Value& v);  // null unless v is exactly a T.symbolic value
   bool CollectSymbols(ir::Kernel* kernel);
   bool CheckSymbolUses(const ir::Kernel& kernel, const ir::Stmt& body);
 

@@ -195,7 +195,7 @@ std::optional<ir::Buffer> Tracer::TraceAlloc(const std::string& name, const std:
         auto err = diag().Error(shape.loc);
         err << "non-constant or non-positive shape: dimension " << d << " of '" << name << "' is "
             << Repr(dims[d]) << " (" << TypeName(dims[d]) << "); shapes must be positive ints";
-        if (const ir::VarNode* sym = SymbolOf(dims[d])) {
+        if (const ir::Var sym = SymbolOf(dims[d])) {
           err << " (on-chip buffers have static shapes; T.symbolic('" << sym->name
               << "') is known only at launch: tile it with a static size)";
         }
