@@ -11,6 +11,11 @@ std::string FormatLaunchResponse(const v1::LaunchResponse& r) {
   std::ostringstream os;
   if (!r.device_output().empty()) os << "device output:\n" << r.device_output();
   os << "status: " << (r.ok() ? "OK" : r.error().empty() ? "findings" : r.error()) << "\n";
+  if (r.symbols_size() > 0) {  // as the offline report: what this launch bound
+    os << "symbols:";
+    for (const v1::LaunchSymbol& s : r.symbols()) os << " " << s.name() << "=" << s.value();
+    os << " (" << r.block_count() << " block(s))\n";
+  }
   os << "kernel cycles: " << r.kernel_cycles() << " (" << r.waves() << " wave(s); launch overhead "
      << r.launch_overhead_cycles() << ")\n";
   os << "instructions: " << r.instructions() << "\n";

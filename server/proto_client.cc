@@ -52,6 +52,19 @@ Result<frontend::ClientValue> ValueBudget::Client(const tilejit::v1::ClientValue
       return named(Kind::kBuiltin, v.builtin());
     case K::kSymbol:
       return named(Kind::kSymbol, v.symbol());
+    case K::kSymbolExpr: {
+      const tilejit::v1::ClientSymbolExpr& e = v.symbol_expr();
+      if (e.operands_size() != 2) {
+        return InvalidArgument(where + ": a symbol expression needs exactly two operands");
+      }
+      tilejit::v1::ClientList operands;
+      *operands.mutable_values() = e.operands();
+      TILEJIT_ASSIGN_OR_RETURN(out, list(Kind::kSymbolExpr, operands));
+      TILEJIT_RETURN_IF_ERROR(CheckString(e.op(), where));
+      if (e.op().empty() || e.op().size() > 2) return InvalidArgument(where + ": bad operator");
+      out.name = e.op();
+      return out;
+    }
     case K::kFunction:
       TILEJIT_RETURN_IF_ERROR(Count(where, depth));
       out.kind = Kind::kFunction;

@@ -135,7 +135,14 @@ void MetadataToProto(const target::KernelMetadata& in, v1::KernelMetadata* out) 
     q->set_role(std::string(target::ParamRoleName(p.role)));
     q->set_compiler_workspace(p.compiler_workspace);
     q->set_workspace_bytes_per_block(p.workspace_bytes_per_block);
+    for (int s : p.dim_symbols) q->add_dim_symbols(s);
   }
+  for (const target::KernelSymbol& s : in.symbols) {
+    v1::KernelSymbol* q = out->add_symbols();
+    q->set_name(s.name);
+    q->set_max(s.max);
+  }
+  for (const std::string& token : in.grid) out->add_grid(token);
   for (int i : in.out_idx) out->add_out_idx(i);
   for (int i : in.workspace_idx) out->add_workspace_idx(i);
   out->set_block_count(in.block_count);

@@ -217,22 +217,6 @@ bool GridTokens(const ir::Expr& e, const std::vector<ir::Var>& symbols,
   return true;
 }
 
-// Symbolic dims this codegen lowers: the leading dim of a tensor of rank 1 or 2, whose size
-// only bounds the clip of a region; every stride stays static.
-Status CheckSymbolicDims(const ir::Kernel& k, DiagnosticEngine* diag) {
-  for (const ir::Buffer& p : k.params) {
-    for (size_t d = 0; d < p->shape.size(); ++d) {
-      if (p->DimSymbol(d) == nullptr || (d == 0 && p->shape.size() <= 2)) continue;
-      diag->Error(p->loc) << "tensor '" << p->name << "' has the T.symbolic dim '"
-                          << p->DimSymbol(d)->name << "' at dim " << d << " of rank "
-                          << p->shape.size()
-                          << "; only the leading dim of a 1-D or 2-D tensor may be symbolic yet";
-      return diag->ToStatus();
-    }
-  }
-  return Status::Ok();
-}
-
 // Checks the launch; returns the block count, or 0 with the grid's program in `grid` when
 // the grid depends on symbols.
 Result<int64_t> CheckLaunch(const ir::Kernel& k, const ir::KernelNode* launch,
@@ -325,7 +309,6 @@ Result<target::KernelBinary> Codegen(const CodegenInput& input, DiagnosticEngine
   const ir::Kernel& k = *input.kernel;
   const target::NpuTarget& npu = *input.target;
   const ir::KernelNode* launch = FindLaunch(k.body);
-  TILEJIT_RETURN_IF_ERROR(CheckSymbolicDims(k, diag));
   target::KernelBinary bin;
   TILEJIT_ASSIGN_OR_RETURN(const int64_t blocks, CheckLaunch(k, launch, diag, &bin.metadata.grid));
   const bool cube = ContainsScope(k.body, ir::CoreKind::kCube);

@@ -33,7 +33,8 @@ bool IsHardwareScope(ir::MemScope s) {
 using ir::ShapeText;
 
 // A GM region [R, 1, C] (unit dims but one leading dim and the last) as R rows of C, its
-// leading dim's stride apart (RegionRef::row_dim); unchanged when it has another shape.
+// leading dim's stride apart (RegionRef::row_dim, row_stride); unchanged when it has another
+// shape.
 Status FoldGmRows(Emitter& e, RegionRef& ref) {
   const ir::Region& r = *ref.region;
   const std::vector<int64_t>& shape = r.buffer->shape;
@@ -46,15 +47,16 @@ Status FoldGmRows(Emitter& e, RegionRef& ref) {
     dim = static_cast<int>(d);
   }
   if (dim < 0) return Status::Ok();
-  int64_t stride = ref.layout.elem_bytes;
-  for (size_t d = static_cast<size_t>(dim) + 1; d < rank; ++d) stride *= shape[d];
   TILEJIT_ASSIGN_OR_RETURN(ref.row_min, e.Int(r.ranges[dim].min));
   ref.batch = 1;
   ref.rows = r.ranges[dim].extent;
   ref.row_dim = dim;
-  TILEJIT_CHECK(r.buffer->DimSymbol(dim) == nullptr) << "folded rows of a symbolic dim";
   ref.row_limit = target::OpImm(shape[dim]);
-  ref.layout.pitch = stride;
+  if (r.buffer->DimSymbol(dim) != nullptr) {
+    TILEJIT_ASSIGN_OR_RETURN(ref.row_limit, e.Int(ir::Ref(r.buffer->DimSymbol(dim))));
+  }
+  ref.row_stride = ref.batch_strides[dim];
+  ref.batch_strides.clear();
   ref.layout.batch = 1;
   return Status::Ok();
 }
@@ -209,8 +211,7 @@ Status EmitFillL1(Emitter& e, const ir::TileOpNode& op) {
     TILEJIT_ASSIGN_OR_RETURN(scalar, e.Int(value));
   }
   for (int64_t b = 0; b < l1.batch; ++b) {
-    internal::FillL1Rows(e, l1, e.Add(l1.address, target::OpImm(internal::BatchOffset(l1, b))),
-                         target::OpImm(l1.rows), scalar);
+    internal::FillL1Rows(e, l1, internal::BatchAddress(e, l1, b), target::OpImm(l1.rows), scalar);
   }
   return Status::Ok();
 }

@@ -45,7 +45,7 @@ Status GmUbRows(Emitter& e, const CopyArgs& a, Opnd dst, Opnd src, Opnd rows, Op
   in.dst = dst;
   in.src = src;
   in.len = e.Scaled(cols, es);
-  in.src_stride = OpImm(g.layout.pitch);
+  in.src_stride = g.row_stride;
   in.dst_stride = OpImm(u.layout.pitch);
   in.dtype = IsaDType(u.region->buffer->dtype);
   // A row that ends inside a 32-byte block leaves the rest of the block unwritten; when that
@@ -57,9 +57,10 @@ Status GmUbRows(Emitter& e, const CopyArgs& a, Opnd dst, Opnd src, Opnd rows, Op
     in.pad = 1;
   }
   // One burst when the rows x cols (a tail may have clipped them) are one run on both sides.
-  const bool contiguous = rows.is_static() && cols.is_static() && in.pad == 0 &&
-                          (rows.imm == 1 || (cols.imm == u.cols && g.layout.pitch == row_bytes &&
-                                             u.layout.pitch == row_bytes));
+  const bool contiguous =
+      rows.is_static() && cols.is_static() && in.pad == 0 &&
+      (rows.imm == 1 ||
+       (cols.imm == u.cols && IsStatic(g.row_stride, row_bytes) && u.layout.pitch == row_bytes));
   if (contiguous && rows.imm * cols.imm * es <= kMaxBurstLen) {
     in.len = OpImm(rows.imm * cols.imm * es);
     in.nburst = OpImm(1);
@@ -75,7 +76,7 @@ void GmL1Nz(Emitter& e, const CopyArgs& a, Opnd dst, Opnd src, Opnd rows, Opnd c
   in.src = src;
   in.rows = rows;
   in.cols = cols;
-  in.src_stride = OpImm(a.src.layout.pitch);
+  in.src_stride = a.src.row_stride;
   in.dst_pitch = OpImm(a.dst.layout.pitch);
   in.dtype = IsaDType(a.dst.region->buffer->dtype);
   e.Emit(in);
@@ -95,8 +96,8 @@ Status EmitGmToUb(Emitter& e, const CopyArgs& a) {
                   "bounds cannot be padded on chip");
   }
   for (int64_t b = 0; b < g.batch; ++b) {
-    const Opnd src = e.Add(g.address, OpImm(BatchOffset(g, b)));
-    const Opnd dst = e.Add(u.address, OpImm(BatchOffset(u, b)));
+    const Opnd src = BatchAddress(e, g, b);
+    const Opnd dst = BatchAddress(e, u, b);
     if (!c.may_clip()) {
       TILEJIT_RETURN_IF_ERROR(GmUbRows(e, a, dst, src, OpImm(u.rows), OpImm(u.cols)));
       continue;
@@ -142,8 +143,8 @@ Status EmitGmToL1(Emitter& e, const CopyArgs& a) {
                   l1.layout.c0, ")");
   }
   for (int64_t b = 0; b < g.batch; ++b) {
-    const Opnd src = e.Add(g.address, OpImm(BatchOffset(g, b)));
-    const Opnd dst = e.Add(l1.address, OpImm(BatchOffset(l1, b)));
+    const Opnd src = BatchAddress(e, g, b);
+    const Opnd dst = BatchAddress(e, l1, b);
     if (!c.may_clip()) {
       GmL1Nz(e, a, dst, src, OpImm(l1.rows), OpImm(l1.cols));
       continue;

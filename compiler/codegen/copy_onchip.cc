@@ -84,8 +84,8 @@ Status EmitUbToUb(Emitter& e, const CopyArgs& a) {
                   "32 bytes, or the elements 16- or 32-bit)");
   }
   for (int64_t b = 0; b < d.batch; ++b) {
-    const Opnd dst = e.Add(d.address, OpImm(BatchOffset(d, b)));
-    const Opnd src = e.Add(s.address, OpImm(BatchOffset(s, b)));
+    const Opnd dst = BatchAddress(e, d, b);
+    const Opnd src = BatchAddress(e, s, b);
     if (whole_blocks) {
       UbUbBursts(e, d, s, dst, src);
     } else {
@@ -123,8 +123,8 @@ Status EmitL1ToL0(Emitter& e, const CopyArgs& a) {
   }
   for (int64_t b = 0; b < d.batch; ++b) {
     Instr in{.op = to_a ? Opcode::kLoadL0a : Opcode::kLoadL0b};
-    in.dst = e.Add(d.address, OpImm(BatchOffset(d, b)));
-    in.src = e.Add(s.address, OpImm(BatchOffset(s, b)));
+    in.dst = BatchAddress(e, d, b);
+    in.src = BatchAddress(e, s, b);
     in.rows = OpImm(d.rows);
     in.cols = OpImm(d.cols);
     in.src_pitch = OpImm(s.layout.pitch);
@@ -145,8 +145,8 @@ Status EmitL0cToL1(Emitter& e, const CopyArgs& a) {
   }
   for (int64_t b = 0; b < d.batch; ++b) {
     Instr in{.op = Opcode::kFixL0cL1};
-    in.dst = e.Add(d.address, OpImm(BatchOffset(d, b)));
-    in.src = e.Add(s.address, OpImm(BatchOffset(s, b)));
+    in.dst = BatchAddress(e, d, b);
+    in.src = BatchAddress(e, s, b);
     in.rows = OpImm(d.rows);
     in.cols = OpImm(d.cols);
     in.src_pitch = OpImm(s.layout.pitch);

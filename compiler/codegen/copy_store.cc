@@ -26,8 +26,8 @@ template <typename Body>
 Status ForEachClipped(Emitter& e, const RegionRef& gm, const RegionRef& chip, Body body) {
   const Clip c = ClipGm(e, gm);
   for (int64_t b = 0; b < gm.batch; ++b) {
-    const Opnd dst = e.Add(gm.address, OpImm(BatchOffset(gm, b)));
-    const Opnd src = e.Add(chip.address, OpImm(BatchOffset(chip, b)));
+    const Opnd dst = BatchAddress(e, gm, b);
+    const Opnd src = BatchAddress(e, chip, b);
     size_t skip = 0;
     if (c.may_clip()) skip = EmitBranchIfZero(e, ClipIsEmpty(e, c));
     TILEJIT_RETURN_IF_ERROR(body(dst, src, c));
@@ -48,12 +48,12 @@ Status EmitUbToGm(Emitter& e, const CopyArgs& a) {
     in.dst = dst;
     in.src = src;
     in.src_stride = OpImm(u.layout.pitch);
-    in.dst_stride = OpImm(g.layout.pitch);
+    in.dst_stride = g.row_stride;
     in.dtype = IsaDType(u.region->buffer->dtype);
     if (a.atomic_add) in.atomic = target::AtomicOp::kAdd;
     const bool contiguous =
         !c.may_clip() &&
-        (u.rows == 1 || (g.layout.pitch == row_bytes && u.layout.pitch == row_bytes));
+        (u.rows == 1 || (IsStatic(g.row_stride, row_bytes) && u.layout.pitch == row_bytes));
     if (contiguous && u.rows * row_bytes <= kMaxBurstLen) {
       in.nburst = OpImm(1);
       in.len = OpImm(u.rows * row_bytes);
@@ -79,7 +79,7 @@ Status EmitL0cToGm(Emitter& e, const CopyArgs& a) {
     in.rows = c.rows;
     in.cols = c.cols;
     in.src_pitch = OpImm(l0c.layout.pitch);
-    in.dst_stride = OpImm(g.layout.pitch);
+    in.dst_stride = g.row_stride;
     in.dtype = IsaDType(l0c.region->buffer->dtype);
     in.odtype = IsaDType(g.region->buffer->dtype);
     in.relu = a.relu ? 1 : 0;
@@ -112,7 +112,7 @@ Status EmitL1ToGm(Emitter& e, const CopyArgs& a) {
       in.src = e.Add(src, OpImm(group * l1.layout.pitch * target::kBlockBytes));
       in.len = e.Scaled(n, es);
       in.src_stride = OpImm(target::kBlockBytes);
-      in.dst_stride = OpImm(g.layout.pitch);
+      in.dst_stride = g.row_stride;
       TILEJIT_RETURN_IF_ERROR(EmitRowBursts(e, in, c.rows, l1.rows, a.op->loc));
       if (c.cols_may_clip) Land(e, skip);
     }

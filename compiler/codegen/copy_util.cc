@@ -20,18 +20,15 @@ using target::OpImm;
 using target::Opnd;
 using target::OpReg;
 
-int64_t BatchOffset(const RegionRef& ref, int64_t b) {
-  const ir::Region& r = *ref.region;
-  const auto& shape = r.buffer->shape;
-  int64_t offset = 0;
-  int64_t stride = ref.layout.matrix_bytes;
-  for (int d = static_cast<int>(shape.size()) - 3; d >= 0; --d) {
-    const int64_t ext = r.ranges[d].extent;
-    offset += (b % ext) * stride;
+Opnd BatchAddress(Emitter& e, const RegionRef& ref, int64_t b) {
+  const auto& ranges = ref.region->ranges;
+  Opnd address = ref.address;
+  for (size_t d = ref.batch_strides.size(); d-- > 0;) {
+    const int64_t ext = ranges[d].extent;
+    address = e.Add(address, e.Scaled(ref.batch_strides[d], b % ext));
     b /= ext;
-    stride *= shape[d];
   }
-  return offset;
+  return address;
 }
 
 std::string Describe(const RegionRef& ref) {
@@ -75,8 +72,8 @@ void EmitBurstGroups(Emitter& e, Instr in, int64_t nburst) {
   for (int64_t first = 0; first < nburst; first += kMaxBursts) {
     Instr part = in;
     part.nburst = OpImm(std::min(kMaxBursts, nburst - first));
-    part.dst = e.Add(in.dst, OpImm(first * in.dst_stride.imm));
-    if (has_src) part.src = e.Add(in.src, OpImm(first * in.src_stride.imm));
+    part.dst = e.Add(in.dst, e.Scaled(in.dst_stride, first));
+    if (has_src) part.src = e.Add(in.src, e.Scaled(in.src_stride, first));
     e.Emit(part);
   }
 }
@@ -159,7 +156,7 @@ Status FillUbRegion(Emitter& e, const RegionRef& ub, Opnd scalar, SourceLoc loc)
   }
   for (int64_t b = 0; b < ub.batch; ++b) {
     Instr in{.op = Opcode::kFillUb};
-    in.dst = e.Add(ub.address, OpImm(BatchOffset(ub, b)));
+    in.dst = BatchAddress(e, ub, b);
     in.scalar = scalar;
     in.dtype = IsaDType(ub.region->buffer->dtype);
     if (ub.rows == 1 || l.pitch == len) {

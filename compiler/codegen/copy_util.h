@@ -35,9 +35,11 @@ Status Reject(Emitter& e, SourceLoc loc, const Parts&... parts) {
   return e.diag().ToStatus();
 }
 
-// Byte offset of matrix `b` (0 <= b < ref.batch, row-major over the region's leading dims)
-// from the region's first matrix.
-int64_t BatchOffset(const RegionRef& ref, int64_t b);
+// The address of matrix `b` (0 <= b < ref.batch, row-major over the region's leading dims).
+target::Opnd BatchAddress(Emitter& e, const RegionRef& ref, int64_t b);
+
+// Whether `o` is the immediate `v`.
+inline bool IsStatic(target::Opnd o, int64_t v) { return o.is_static() && o.imm == v; }
 
 // "gm float32[200, 64]"-style description of a region's buffer for messages.
 std::string Describe(const RegionRef& ref);

@@ -189,6 +189,15 @@ Opnd Emitter::Scaled(Opnd a, int64_t k) {
   return Opnd{t, WrapMul(a.imm, k)};
 }
 
+Opnd Emitter::Mul(Opnd a, Opnd b) {
+  if (b.is_static()) return Scaled(a, b.imm);
+  if (a.is_static()) return Scaled(b, a.imm);
+  const uint8_t ra = InReg(a);
+  const uint8_t t = Temp();
+  state_->Alu(Opcode::kMul, t, ra, OpReg(InReg(b)));
+  return OpReg(t);
+}
+
 Opnd Emitter::Min(Opnd a, Opnd b) {
   if (a.is_static() && b.is_static()) return OpImm(std::min(a.imm, b.imm));
   if (a.reg == b.reg) return Opnd{a.reg, std::min(a.imm, b.imm)};
@@ -255,8 +264,8 @@ void Emitter::BindSymbols(const std::vector<ir::Var>& symbols, int first_slot, i
 const target::TileLayout& Emitter::Layout(const ir::Buffer& buffer) {
   auto it = state_->layouts.find(buffer.get());
   if (it == state_->layouts.end()) {
-    // A symbolic dim counts as 1: strides come from the static dims after it, and the clip
-    // reads the dim's size from its symbol (RegionRef::row_limit/col_limit).
+    // A symbolic dim counts as 1 here; GM regions take their strides and clip limits from
+    // the symbols instead (RegionRef::row_stride, batch_strides, row_limit, col_limit).
     ir::BufferNode shape_of = *buffer;
     for (size_t d = 0; d < shape_of.shape.size(); ++d) {
       if (shape_of.DimSymbol(d) != nullptr) shape_of.shape[d] = 1;

@@ -74,6 +74,13 @@ struct RegionRef {
   // dim is a T.symbolic one (then `layout` was computed with that dim as 1).
   target::Opnd row_limit = target::OpImm(1);
   target::Opnd col_limit = target::OpImm(1);
+  // Byte strides. `row_stride` is the distance between rows of the row dim (layout.pitch,
+  // which for an on-chip fractal layout is its own unit, see tile_layout.h); `batch_strides[d]`
+  // is the distance between indices of leading dim d (d < rank - 2). For a GM tensor with a
+  // T.symbolic dim after the stride's dim they are registers computed from the symbols;
+  // otherwise immediates.
+  target::Opnd row_stride = target::OpImm(0);
+  std::vector<target::Opnd> batch_strides;
 };
 
 class Emitter {
@@ -116,6 +123,7 @@ class Emitter {
   target::Opnd Add(target::Opnd a, int64_t imm) { return Add(a, target::OpImm(imm)); }
   target::Opnd Sub(target::Opnd a, target::Opnd b);
   target::Opnd Scaled(target::Opnd a, int64_t k);
+  target::Opnd Mul(target::Opnd a, target::Opnd b);
   target::Opnd Min(target::Opnd a, target::Opnd b);
   target::Opnd Max(target::Opnd a, target::Opnd b);
   // Static bounds [lo, hi] of an integer expression from the ranges the walker knows

@@ -32,6 +32,36 @@ Status CheckAligned(Emitter& e, const ir::Region& region, size_t dim, Opnd value
   return e.diag().ToStatus();
 }
 
+// The byte strides of the region's buffer (RegionRef::row_stride, batch_strides). A GM
+// tensor is row-major ND, so each stride is the product of the sizes after it, which for a
+// T.symbolic size is its register; on chip the layout's matrix size and pitch hold.
+Status ComputeStrides(Emitter& e, const ir::BufferNode& b, RegionRef& ref) {
+  const size_t rank = b.shape.size();
+  const target::TileLayout& l = ref.layout;
+  ref.batch_strides.assign(rank >= 2 ? rank - 2 : 0, OpImm(0));
+  if (b.scope != ir::MemScope::kGM || !b.has_symbolic_dims()) {
+    ref.row_stride = OpImm(l.pitch);
+    int64_t stride = l.matrix_bytes;
+    for (size_t d = ref.batch_strides.size(); d-- > 0;) {
+      ref.batch_strides[d] = OpImm(stride);
+      stride *= b.shape[d];
+    }
+    return Status::Ok();
+  }
+  ref.row_stride = OpImm(l.pitch);
+  Opnd stride = OpImm(l.elem_bytes);
+  for (size_t d = rank; d-- > 1;) {
+    Opnd size = OpImm(b.shape[d]);
+    if (b.DimSymbol(d) != nullptr) {
+      TILEJIT_ASSIGN_OR_RETURN(size, e.Int(ir::Ref(b.DimSymbol(d))));
+    }
+    stride = e.Mul(stride, size);
+    if (d == rank - 1) ref.row_stride = stride;
+    if (d <= ref.batch_strides.size()) ref.batch_strides[d - 1] = stride;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<RegionRef> Emitter::RegionAddress(const ir::Region& region) {
@@ -53,9 +83,10 @@ Result<RegionRef> Emitter::RegionAddress(const ir::Region& region) {
   for (size_t i = 0; i < rank; ++i) {
     TILEJIT_ASSIGN_OR_RETURN(mins[i], Int(region.ranges[i].min));
   }
-  Opnd batch_index = OpImm(0);
+  TILEJIT_RETURN_IF_ERROR(ComputeStrides(*this, b, ref));
+  Opnd offset = OpImm(0);
   for (size_t i = 0; i + 2 < rank; ++i) {
-    batch_index = Add(Scaled(batch_index, b.shape[i]), mins[i]);
+    offset = Add(offset, Mul(mins[i], ref.batch_strides[i]));
     ref.batch *= region.ranges[i].extent;
   }
   ref.rows = rank >= 2 ? region.ranges[rank - 2].extent : 1;
@@ -66,10 +97,9 @@ Result<RegionRef> Emitter::RegionAddress(const ir::Region& region) {
   const size_t col_dim = rank - 1;
   const int64_t es = l.elem_bytes;
 
-  Opnd offset = Scaled(batch_index, l.matrix_bytes);
   switch (l.kind) {
     case target::LayoutKind::kND:
-      offset = Add(offset, Add(Scaled(ref.row_min, l.pitch), Scaled(ref.col_min, es)));
+      offset = Add(offset, Add(Mul(ref.row_min, ref.row_stride), Scaled(ref.col_min, es)));
       break;
     case target::LayoutKind::kZN:  // ((c / C0) * P + r) * C0 * es with c % C0 == 0
       if (rank >= 1)

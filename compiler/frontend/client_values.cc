@@ -53,6 +53,9 @@ void AppendText(const ClientValue& v, std::string* out) {
       return named('b');
     case K::kSymbol:
       return named('s');
+    case K::kSymbolExpr:
+      named('e');
+      return AppendList('(', v.items, out);
     case K::kFunction:
       *out += 'f' + std::to_string(v.function);
       return;
@@ -64,6 +67,15 @@ void AppendText(const ClientValue& v, std::string* out) {
       AppendList('{', v.items, out);
       return AppendList(':', v.values, out);
   }
+}
+
+// The operator a client's symbol expression names (ClientValue::kSymbolExpr).
+std::optional<BinOpKind> SymbolOperator(const std::string& symbol) {
+  for (BinOpKind op : {BinOpKind::kAdd, BinOpKind::kSub, BinOpKind::kMult, BinOpKind::kFloorDiv,
+                       BinOpKind::kMod}) {
+    if (BinOpSymbol(op) == symbol) return op;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -158,6 +170,18 @@ std::optional<Value> ClientResolver::ToValue(const ClientValue& v, const std::st
       return Value::Function(fns_[v.function]);
     case K::kSymbol:
       return Value::OfExpr(ir::Ref(ev_->env().Symbol(v.name, where), where));
+    case K::kSymbolExpr: {
+      const std::optional<BinOpKind> op = SymbolOperator(v.name);
+      if (!op.has_value() || v.items.size() != 2) {
+        diag.Error(where) << "the value of '" << name << "' applies '" << v.name << "' to "
+                          << v.items.size()
+                          << " operand(s); a symbol expression is +, -, *, // or % of two";
+        return std::nullopt;
+      }
+      auto xs = items(v.items);
+      if (!xs) return std::nullopt;
+      return ev_->BinOp(*op, (*xs)[0], (*xs)[1], where);
+    }
     case K::kList:
     case K::kTuple: {
       auto xs = items(v.items);

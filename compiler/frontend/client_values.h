@@ -44,6 +44,7 @@ struct ClientValue {
     kBuiltin,
     kFunction,
     kSymbol,
+    kSymbolExpr,  // `name` is a binary operator ("+", "-", "*", "//", "%"), `items` its operands
     kList,
     kTuple,
     kDict

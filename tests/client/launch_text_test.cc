@@ -39,3 +39,16 @@ TEST(FormatLaunchResponse, DeviceOutputComesFirstAsTheDevicePrintedIt) {
 
 }  // namespace
 }  // namespace tilejit::client
+
+TEST(FormatLaunchResponse, NamesTheSymbolsALaunchBoundAfterTheStatus) {
+  v1::LaunchResponse r;
+  r.set_ok(true);
+  r.set_block_count(4);
+  v1::LaunchSymbol* m = r.add_symbols();
+  m->set_name("M");
+  m->set_value(200);
+  v1::LaunchSymbol* n = r.add_symbols();
+  n->set_name("N");
+  n->set_value(7);
+  EXPECT_EQ(FormatLaunchResponse(r).rfind("status: OK\nsymbols: M=200 N=7 (4 block(s))\n", 0), 0u);
+}

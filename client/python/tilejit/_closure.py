@@ -25,7 +25,7 @@ import types
 
 from . import _builtins, _source
 from ._dtypes import DataType
-from ._prim import Macro, PrimFunc, Symbol
+from ._prim import Macro, PrimFunc, SymExpr, Symbol
 from .errors import ClientValueError
 
 MAX_VALUES = 65536  # in the whole request (the daemon's limit)
@@ -177,6 +177,10 @@ class Encoder:
             return ("m", path)
         if t is Symbol:
             return ("S", v.name)
+        if t is SymExpr:
+            self._depth(depth, name, where)
+            return ("E", v.op, (self.value(v.a, name, where, depth + 1),
+                                self.value(v.b, name, where, depth + 1)))
         return self._other(v, name, where, depth)
 
     def _other(self, v, name, where, depth):

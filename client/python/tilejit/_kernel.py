@@ -27,11 +27,21 @@ _ROLE = ("input", "output", "workspace")
 
 
 class KernelParam:
-    """One parameter: index, name, shape, dtype (canonical name), role."""
+    """One parameter: index, name, shape, dtype (canonical name), role. A T.symbolic dim of
+    `shape` is the symbol's name (a str, bound at each launch from the inputs' shapes); the
+    other dims are ints."""
     __slots__ = ("index", "name", "shape", "dtype", "role")
 
     def __init__(self, index, name, shape, dtype, role):
         self.index, self.name, self.shape, self.dtype, self.role = index, name, shape, dtype, role
+
+    @property
+    def is_symbolic(self):
+        return any(isinstance(d, str) for d in self.shape)
+
+    def bound_shape(self, values):
+        """The shape with every symbol replaced by its value in `values` (name -> int)."""
+        return tuple(values[d] if isinstance(d, str) else d for d in self.shape)
 
     @property
     def torch_dtype(self):
@@ -40,6 +50,36 @@ class KernelParam:
 
     def __repr__(self):
         return f"KernelParam({self.name!r}, {self.shape}, {self.dtype}, {self.role})"
+
+
+def _shape_of(param, symbols):
+    """A proto KernelParam's shape with symbol names at its symbolic dims ("blocks" for the
+    launch's block count of a compiler workspace)."""
+    if not param.dim_symbols:
+        return tuple(param.shape)
+    return tuple(d if s == -1 else symbols[s] if s >= 0 else "blocks"
+                 for d, s in zip(param.shape, param.dim_symbols))
+
+
+def bind_symbols(kernel_name, params, args):
+    """name -> value of every symbol, read from the shapes of the inputs `args` (one per
+    input param, in order). Disagreeing inputs are a ValueError naming both parameters (the
+    runtime checks again, for every launcher)."""
+    values, source = {}, {}
+    for param, x in zip(params, args):
+        shape = tuple(getattr(x, "shape", ()))
+        if len(shape) != len(param.shape):
+            continue  # the argument check reports the rank
+        for d, (sym, n) in enumerate(zip(param.shape, shape)):
+            if not isinstance(sym, str):
+                continue
+            if sym in values and values[sym] != n:
+                first, dim = source[sym]
+                raise ValueError(f"kernel '{kernel_name}': symbol {sym} is {values[sym]} from "
+                                 f"{first} (dim {dim}) but {n} from {param.name} (dim {d})")
+            values.setdefault(sym, n)
+            source.setdefault(sym, (param.name, d))
+    return values
 
 
 class KernelMetadata:
@@ -52,7 +92,8 @@ class KernelMetadata:
                                                       response.request_digest)
         self.kernel_name, self.target = m.kernel_name, m.target
         self.compiler_fingerprint = m.compiler_fingerprint
-        self.params = tuple(KernelParam(i, p.name, tuple(p.shape), p.dtype, p.role)
+        self.symbols = tuple(s.name for s in m.symbols)
+        self.params = tuple(KernelParam(i, p.name, _shape_of(p, self.symbols), p.dtype, p.role)
                             for i, p in enumerate(m.params))
         self.out_idx, self.workspace_idx = tuple(m.out_idx), tuple(m.workspace_idx)
         self.block_count, self.core_mix = m.block_count, m.core_mix
@@ -158,8 +199,11 @@ class Kernel:
             for pos, arg in zip(self._inputs, args):
                 buffers[pos] = arg
             like = args[0] if args else None
+            values = bind_symbols(self._name, [self._buffers[i] for i in self._inputs], args)
             for pos in self._out_positions:
-                buffers[pos] = _tensors.allocate(self._buffers[pos], like)
+                param = self._buffers[pos]
+                shape = param.bound_shape(values) if param.is_symbolic else param.shape
+                buffers[pos] = _tensors.allocate(param, like, shape)
         else:
             names = ", ".join(self._buffers[i].name for i in self._inputs)
             every = ", ".join(p.name for p in self._buffers)
@@ -178,6 +222,7 @@ class Kernel:
                                      self._in_place)
             if problem:
                 raise (TypeError if "is a " in problem else ValueError)(problem)
+        bind_symbols(self._name, self._buffers, buffers)
 
     def _launch_local(self, buffers, mode, trace):
         module = self.module()
@@ -309,6 +354,9 @@ class Kernel:
         `path` (chrome://tracing, Perfetto). Returns the path."""
         if not args:
             import numpy
+            if any(self._buffers[i].is_symbolic for i in self._inputs):
+                raise TypeError(f"kernel '{self._name}' has symbolic shapes; pass the inputs "
+                                "to trace it at one shape")
             args = tuple(numpy.zeros(self._buffers[i].shape,
                                      dtype=_tensors.numpy_dtype(self._buffers[i].dtype))
                          for i in self._inputs)

@@ -115,7 +115,54 @@ class _TensorProxy:
         return f"<tilejit {self.qualname}>"
 
 
-class Symbol:
+class _Symbolic:
+    """A value known only at launch: a T.symbolic dimension or host arithmetic on one. The
+    operators build a SymExpr the daemon evaluates (ints and other symbolic values as
+    operands); anything needing a Python value (int(), bool(), comparisons) raises."""
+    __slots__ = ()
+
+    def _host(self, *args):
+        raise DeviceOnlyError(f"{self!r} has no value in plain Python: it is a T.symbolic "
+                              "dimension, bound when the kernel is launched")
+
+    __int__ = __index__ = __bool__ = __lt__ = __le__ = __gt__ = __ge__ = _host
+    __truediv__ = __rtruediv__ = __pow__ = _host
+
+    def __add__(self, other):
+        return SymExpr.of("+", self, other)
+
+    def __radd__(self, other):
+        return SymExpr.of("+", other, self)
+
+    def __sub__(self, other):
+        return SymExpr.of("-", self, other)
+
+    def __rsub__(self, other):
+        return SymExpr.of("-", other, self)
+
+    def __mul__(self, other):
+        return SymExpr.of("*", self, other)
+
+    def __rmul__(self, other):
+        return SymExpr.of("*", other, self)
+
+    def __floordiv__(self, other):
+        return SymExpr.of("//", self, other)
+
+    def __rfloordiv__(self, other):
+        return SymExpr.of("//", other, self)
+
+    def __mod__(self, other):
+        return SymExpr.of("%", self, other)
+
+    def __rmod__(self, other):
+        return SymExpr.of("%", other, self)
+
+    def __neg__(self):
+        return SymExpr.of("-", 0, self)
+
+
+class Symbol(_Symbolic):
     """A T.symbolic dimension (`M = T.symbolic("M")`): sent to the daemon by name."""
     __slots__ = ("name", "dtype")
 
@@ -127,14 +174,23 @@ class Symbol:
     def __repr__(self):
         return f"T.symbolic({self.name!r})"
 
-    def _host(self, *args):
-        raise DeviceOnlyError(f"T.symbolic('{self.name}') has no value in plain Python, and "
-                              "tilejit does not support dynamic shapes yet (the daemon refuses "
-                              "symbolic dimensions): use a concrete size")
 
-    __int__ = __index__ = __bool__ = _host
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _host
-    __floordiv__ = __rfloordiv__ = __truediv__ = __mod__ = _host
+class SymExpr(_Symbolic):
+    """`a op b` with op one of + - * // % and a T.symbolic operand somewhere inside."""
+    __slots__ = ("op", "a", "b")
+
+    def __init__(self, op, a, b):
+        self.op, self.a, self.b = op, a, b
+
+    @staticmethod
+    def of(op, a, b):
+        for x in (a, b):
+            if not isinstance(x, (_Symbolic, int)) or isinstance(x, bool):
+                return NotImplemented
+        return SymExpr(op, a, b)
+
+    def __repr__(self):
+        return f"({self.a!r} {self.op} {self.b!r})"
 
 
 def symbolic(name, dtype="int32"):

@@ -36,8 +36,9 @@ def launchable(x):
     return x
 
 
-def allocate(param, like):
-    """An uninitialised tensor for `param` of the kind of `like` (torch: torch.empty on
+def allocate(param, like, shape=None):
+    """An uninitialised tensor for `param` (of `shape`, default param.shape, which must then
+    be static) of the kind of `like` (torch: torch.empty on
     like's device, which may be the npu; otherwise NumPy). With no `like` (a kernel that
     takes no inputs) it is an npu tensor once the simulated npu is installed (the compatibility
     path: TileLang's kernels return device tensors), otherwise NumPy."""
@@ -51,9 +52,9 @@ def allocate(param, like):
         if dtype is None:
             raise TypeError(f"parameter '{param.name}' is {param.dtype}, which torch "
                             f"{torch.__version__} has no dtype for")
-        return torch.empty(param.shape, dtype=dtype, device=device)
+        return torch.empty(shape or param.shape, dtype=dtype, device=device)
     import numpy
-    return numpy.empty(param.shape, dtype=numpy_dtype(param.dtype))
+    return numpy.empty(shape or param.shape, dtype=numpy_dtype(param.dtype))
 
 
 def dtype_of(x):
@@ -75,9 +76,11 @@ def check(kernel_name, position, param, x, written):
     ok_dtype = dtype == param.dtype or (param.dtype == "bfloat16" and dtype == "uint16")
     if not ok_dtype:
         return f"{what} has dtype {dtype}; the kernel expects {param.dtype}"
-    shape = tuple(x.shape)
-    if shape != tuple(param.shape):
-        return f"{what} has shape {shape}; the kernel expects {tuple(param.shape)}"
+    shape, want = tuple(x.shape), tuple(param.shape)
+    if len(shape) != len(want) or any(w != n for w, n in zip(want, shape)
+                                      if not isinstance(w, str)):
+        expects = "(" + ", ".join(map(str, want)) + ("," if len(want) == 1 else "") + ")"
+        return f"{what} has shape {shape}; the kernel expects {expects}"
     if torch_x:
         if x.device.type not in ("cpu", "npu"):
             return f"{what} is on device {x.device}; tilejit runs on the CPU or the simulated npu"

@@ -63,6 +63,10 @@ def _client_value(pb, e, out):
         out.function = e[1]
     elif tag == "S":
         out.symbol = e[1]
+    elif tag == "E":
+        out.symbol_expr.op = e[1]
+        for x in e[2]:
+            _client_value(pb, x, out.symbol_expr.operands.add())
     elif tag in ("l", "t"):
         target = out.list_value if tag == "l" else out.tuple_value
         target.SetInParent()

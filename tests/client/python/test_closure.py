@@ -73,6 +73,20 @@ def test_builtins_modules_and_symbols_go_by_name():
     assert value(T.symbolic("M")) == ("S", "M")
 
 
+def test_host_arithmetic_on_symbols_is_sent_as_expressions():
+    m = T.symbolic("M")
+    assert value(m // 2) == ("E", "//", (("S", "M"), ("i", 2)))
+    assert value(128 - m * 2) == ("E", "-", (("i", 128), ("E", "*", (("S", "M"), ("i", 2)))))
+    up = ("E", "+", (("S", "M"), ("i", 64)))
+    assert value(T.ceildiv(m, 64)) == ("E", "//", (("E", "-", (up, ("i", 1))), ("i", 64)))
+    with pytest.raises(tilelang.DeviceOnlyError, match="bound when the kernel is launched"):
+        int(m + 1)
+    with pytest.raises(tilelang.DeviceOnlyError, match="T.symbolic"):
+        m < 4  # noqa: B015
+    with pytest.raises(TypeError):
+        m + 0.5
+
+
 @pytest.mark.parametrize("bad, what", [(np, "the module numpy"), (object(), "is a object"),
                                        (np.zeros(3), "is a numpy.ndarray"),
                                        ({1, 2}, "is a set"), (2 ** 70, "outside the 64-bit")])

@@ -14,7 +14,8 @@ import builtins as _py
 from .. import _builtins
 from .._dtypes import DTYPES as _DTYPES
 from .._dtypes import DataType
-from .._prim import Macro, PrimFunc, Symbol, TensorSpec, _TensorProxy, macro, prim_func, symbolic
+from .._prim import (Macro, PrimFunc, Symbol, TensorSpec, _Symbolic, _TensorProxy, macro, prim_func,
+                     symbolic)
 from . import tile
 from . import reduce_ascend
 
@@ -54,7 +55,10 @@ def _imm(x):
 
 
 def ceildiv(a, b):
-    """(a + b - 1) // b on ints (a factory's tiling arithmetic)."""
+    """(a + b - 1) // b on ints (a factory's tiling arithmetic), or the expression the daemon
+    evaluates when an operand is a T.symbolic dimension."""
+    if isinstance(a, _Symbolic) or isinstance(b, _Symbolic):
+        return (a + b - 1) // b
     if not (_is_number(a) and _is_number(b)):
         raise TypeError(f"T.ceildiv({a!r}, {b!r}) in plain Python needs numbers; inside a "
                         "prim_func the daemon evaluates it")
