@@ -248,6 +248,10 @@ BlockResult BlockRunner::Run() {
     }
     r.instructions += c.executed;
   }
+  result_.gm_traffic.Finish();
+  r.gm_read_bytes = result_.gm_traffic.read_bytes();
+  r.gm_write_bytes = result_.gm_traffic.write_bytes();
+  r.gm_distinct_bytes = result_.gm_traffic.distinct_bytes();
   ReportOverlap();
   CollectDeviceOutput();
   return std::move(result_);

@@ -27,6 +27,7 @@
 #include "compiler/target/npu_target.h"
 #include "runner/device.h"
 #include "runner/sim/busy_intervals.h"
+#include "runner/sim/gm_traffic.h"
 #include "runner/sim/memory.h"
 #include "runner/sim/ops.h"
 #include "runner/sim/race.h"
@@ -79,6 +80,7 @@ struct GmTouch {
 struct BlockResult {
   BlockReport report;
   std::vector<GmTouch> gm_touches;
+  GmTraffic gm_traffic;  // every mode: the shared-HBM floor of the block's wave
   std::vector<Finding> findings;
   uint64_t suppressed = 0;
   std::vector<TraceEvent> trace;
