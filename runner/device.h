@@ -71,7 +71,9 @@ struct LaunchOptions {
   // max_blocks fails the launch with kResourceExhausted before any block runs. Each block gets
   // an equal share of the other two: a block that needs more GM access records than its share
   // (checked modes keep them for the inter-block race check) stops with a kLaunchCap finding, and
-  // trace events past a block's share are dropped (the trace says so).
+  // trace events past a block's share are dropped (the trace says so). The shared-HBM model keeps
+  // up to the same share (at least 64, at most 65536) of GM byte ranges per block in every mode;
+  // past it the block's GM bytes all count as HBM traffic (docs/timing_model.md).
   int64_t max_blocks = 65536;
   uint64_t max_gm_records = uint64_t{1} << 22;
   uint64_t max_trace_events = uint64_t{1} << 22;

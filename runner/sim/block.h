@@ -49,6 +49,7 @@ struct LaunchContext {
   int64_t block_count = 0;  // the launch's grid (what get_block_num returns)
   // Each block's share of the launch's caps (LaunchOptions, kMaxDeviceOutputBytes).
   uint64_t gm_records_per_block = 0;
+  size_t gm_ranges_per_block = GmTraffic::kMaxRanges;  // GmTraffic::set_max_ranges
   uint64_t trace_events_per_block = 0;
   size_t device_output_per_block = 0;
 };

@@ -60,10 +60,15 @@ void GmTraffic::Finish() {
   if (!complete_) return;
   NormalizeRanges(&ranges_);
   merged_size_ = ranges_.size();
-  if (merged_size_ > kMaxRanges) {
+  if (merged_size_ > max_ranges_) {
     complete_ = false;
     GmRanges().swap(ranges_);
   }
+}
+
+void GmTraffic::Done() {
+  Finish();
+  ranges_.shrink_to_fit();  // kept until the launch's report: only what the block needs
 }
 
 uint64_t HbmFloor::AddWave(const std::vector<const GmTraffic*>& blocks) {

@@ -31,18 +31,23 @@ uint64_t BytesOutside(const GmRanges& add, const GmRanges& base);
 // What one block moved between GM and the chip.
 class GmTraffic {
  public:
-  // Past this many distinct ranges (after merging) a block stops keeping them; all its bytes
-  // are then charged to HBM (an upper bound), so memory stays bounded on any grid.
+  // Past max_ranges() distinct ranges (after merging) a block stops keeping them; all its bytes
+  // are then charged to HBM (an upper bound), so memory stays bounded on any grid. The launch
+  // gives each block a share of LaunchOptions::max_gm_records, at most kMaxRanges.
   static constexpr size_t kMaxRanges = size_t{1} << 16;
+  void set_max_ranges(size_t n) { max_ranges_ = n; }
+  size_t max_ranges() const { return max_ranges_; }
 
   void Add(uint64_t addr, uint64_t bytes, bool write);
-  // Merges what Add collected; call once the block is done.
+  // Merges what Add collected so far.
   void Finish();
+  // Finish, and releases spare capacity; call once the block is done.
+  void Done();
 
   uint64_t read_bytes() const { return read_bytes_; }
   uint64_t write_bytes() const { return write_bytes_; }
   uint64_t bytes() const { return read_bytes_ + write_bytes_; }
-  // After Finish: false if the block touched more than kMaxRanges distinct ranges.
+  // After Finish: false if the block touched more than max_ranges() distinct ranges.
   bool complete() const { return complete_; }
   const GmRanges& ranges() const { return ranges_; }  // normalised after Finish
   // Distinct bytes (all bytes when not complete).
@@ -51,6 +56,7 @@ class GmTraffic {
  private:
   uint64_t read_bytes_ = 0;
   uint64_t write_bytes_ = 0;
+  size_t max_ranges_ = kMaxRanges;
   bool complete_ = true;
   size_t merged_size_ = 0;  // size after the last merge
   GmRanges ranges_;

@@ -102,6 +102,9 @@ bool UsesSyncAll(const KernelImage& k) {
 void ShareCaps(int64_t blocks, LaunchContext* ctx) {
   const auto n = static_cast<uint64_t>(std::max<int64_t>(blocks, 1));
   ctx->gm_records_per_block = std::max<uint64_t>(1, ctx->options.max_gm_records / n);
+  // The shared-HBM model's ranges (gm_traffic.h) come out of the same budget, in every mode.
+  ctx->gm_ranges_per_block = static_cast<size_t>(
+      std::clamp<uint64_t>(ctx->options.max_gm_records / n, 64, GmTraffic::kMaxRanges));
   ctx->trace_events_per_block = ctx->options.max_trace_events / n;
   ctx->device_output_per_block =
       std::clamp<size_t>(kMaxDeviceOutputBytes / n, kMinBlockDeviceOutput, kMaxBlockDeviceOutput);

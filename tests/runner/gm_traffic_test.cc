@@ -38,10 +38,16 @@ TEST(GmTraffic, CountsReadsAndWritesAndDistinctBytes) {
 TEST(GmTraffic, TooManyDistinctRangesChargesEveryByte) {
   GmTraffic g;
   for (uint64_t i = 0; i <= GmTraffic::kMaxRanges; ++i) g.Add(i * 64, 32, false);
-  g.Finish();
+  g.Done();
   EXPECT_FALSE(g.complete());
   EXPECT_TRUE(g.ranges().empty());
   EXPECT_EQ(g.distinct_bytes(), (GmTraffic::kMaxRanges + 1) * 32);
+  GmTraffic small;
+  small.set_max_ranges(2);
+  for (uint64_t i = 0; i < 3; ++i) small.Add(i * 64, 32, false);
+  small.Done();
+  EXPECT_FALSE(small.complete());
+  EXPECT_EQ(small.distinct_bytes(), 96u);
 }
 
 TEST(HbmFloor, LaterWavesPayOnlyForBytesNoEarlierWaveTouched) {
