@@ -18,6 +18,15 @@ std::string FormatLaunchResponse(const v1::LaunchResponse& r) {
   }
   os << "kernel cycles: " << r.kernel_cycles() << " (" << r.waves() << " wave(s); launch overhead "
      << r.launch_overhead_cycles() << ")\n";
+  if (r.gm_bytes() > 0) {  // the words of runner/report_text.cc
+    os << "GM traffic: " << r.gm_bytes() << " bytes, " << r.hbm_bytes() << " of them from HBM; ";
+    if (r.hbm_bound_waves() == 0) {
+      os << "no wave HBM-bound\n";
+    } else {
+      os << r.hbm_bound_waves() << " of " << r.waves()
+         << " wave(s) HBM-bound (blocks alone: " << r.block_bound_cycles() << " cycles)\n";
+    }
+  }
   os << "instructions: " << r.instructions() << "\n";
   for (const v1::LaunchFinding& f : r.findings()) {
     os << f.kind() << ": " << f.message() << "\n";

@@ -71,7 +71,9 @@ struct LaunchOptions {
   // max_blocks fails the launch with kResourceExhausted before any block runs. Each block gets
   // an equal share of the other two: a block that needs more GM access records than its share
   // (checked modes keep them for the inter-block race check) stops with a kLaunchCap finding, and
-  // trace events past a block's share are dropped (the trace says so).
+  // trace events past a block's share are dropped (the trace says so). The shared-HBM model keeps
+  // up to the same share (at least 64, at most 65536) of GM byte ranges per block in every mode;
+  // past it the block's GM bytes all count as HBM traffic (docs/timing_model.md).
   int64_t max_blocks = 65536;
   uint64_t max_gm_records = uint64_t{1} << 22;
   uint64_t max_trace_events = uint64_t{1} << 22;
@@ -122,13 +124,31 @@ struct BlockReport {
   std::vector<uint64_t> aiv_busy_cycles;  // per AIV present: aiv0, aiv1
   uint64_t aiv_any_busy_cycles = 0;       // union over the AIVs
   uint64_t cube_vector_overlap_cycles = 0;
+  // GM traffic of the block's pipe instructions (DMA between GM and L1/UB/L0, fixpipe to GM,
+  // atomic stores; scalar loads and stores and debug dumps excluded), in bytes, and the
+  // distinct GM bytes among them (each byte counted once, whichever core touched it).
+  uint64_t gm_read_bytes = 0;
+  uint64_t gm_write_bytes = 0;
+  uint64_t gm_distinct_bytes = 0;
 };
 
 struct LaunchReport {
-  Status status;                        // OK iff no finding (and no internal error)
-  uint64_t kernel_cycles = 0;           // waves of blocks, each wave as long as its longest block
+  Status status;  // OK iff no finding (and no internal error)
+  // Waves of blocks, each as long as the larger of its longest block and its HBM floor: the
+  // wave's GM bytes that reach HBM over the chip's bandwidth (NpuTarget::hbm_bpc), so that
+  // blocks sharing HBM do not each get it whole. docs/timing_model.md says what this models.
+  uint64_t kernel_cycles = 0;
   uint64_t launch_overhead_cycles = 0;  // reported separately, not in kernel_cycles
   int64_t waves = 0;
+  // The shared-HBM model's inputs and effect. gm_bytes: every block's GM reads plus writes;
+  // hbm_bytes: the part charged to HBM (per wave, the GM bytes no earlier block of the launch
+  // touched while the launch's footprint fits the L2; the rest are L2 hits). block_bound_cycles:
+  // kernel_cycles without the floor (each wave as long as its longest block, the figure before
+  // the model); hbm_bound_waves: waves whose floor was longer than their longest block.
+  uint64_t gm_bytes = 0;
+  uint64_t hbm_bytes = 0;
+  uint64_t block_bound_cycles = 0;
+  int64_t hbm_bound_waves = 0;
   // The launch's grid (0: an empty launch, no block ran) and, for a kernel with symbolic dims,
   // each symbol's bound value in symbol order (filled by the runner, which binds them).
   int64_t block_count = 0;

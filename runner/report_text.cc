@@ -36,6 +36,19 @@ std::string PipeUtilisation(const LaunchReport& r) {
   return out + "\n";
 }
 
+// The shared-HBM model's part in kernel_cycles: a reader ranking configurations by cycles sees
+// whether they are bandwidth-bound, and what the blocks alone would have taken.
+std::string GmTraffic(const LaunchReport& r) {
+  if (r.gm_bytes == 0) return "";
+  std::string out = Printf("GM traffic: %llu bytes, %llu of them from HBM; ",
+                           static_cast<unsigned long long>(r.gm_bytes),
+                           static_cast<unsigned long long>(r.hbm_bytes));
+  if (r.hbm_bound_waves == 0) return out + "no wave HBM-bound\n";
+  return out + Printf("%lld of %lld wave(s) HBM-bound (blocks alone: %llu cycles)\n",
+                      static_cast<long long>(r.hbm_bound_waves), static_cast<long long>(r.waves),
+                      static_cast<unsigned long long>(r.block_bound_cycles));
+}
+
 }  // namespace
 
 std::string NameStmts(std::string_view message, const StmtNamer& namer) {
@@ -74,6 +87,7 @@ std::string FormatLaunchReport(const LaunchReport& r, const StmtNamer& namer) {
   os << Printf("kernel cycles: %llu (%lld wave(s); launch overhead %llu)\n",
                static_cast<unsigned long long>(r.kernel_cycles), static_cast<long long>(r.waves),
                static_cast<unsigned long long>(r.launch_overhead_cycles));
+  os << GmTraffic(r);
   for (const BlockReport& b : r.blocks) {
     os << Printf("block %lld: span %llu, roofline %llu, efficiency %.3f\n",
                  static_cast<long long>(b.block), static_cast<unsigned long long>(b.span_cycles),

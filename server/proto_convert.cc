@@ -265,6 +265,10 @@ void LaunchReplyToProto(const LaunchReply& in, v1::LaunchResponse* out) {
   out->set_findings_suppressed(in.report.findings_suppressed);
   out->set_device_output(in.report.device_output);
   out->set_block_count(in.report.block_count);
+  out->set_gm_bytes(in.report.gm_bytes);
+  out->set_hbm_bytes(in.report.hbm_bytes);
+  out->set_block_bound_cycles(in.report.block_bound_cycles);
+  out->set_hbm_bound_waves(in.report.hbm_bound_waves);
   for (const auto& [name, value] : in.report.symbols) {
     v1::LaunchSymbol* sym = out->add_symbols();
     sym->set_name(name);

@@ -99,6 +99,10 @@ double GemmError(const runner::NpyArray& a, const runner::NpyArray& b, const run
 
 void Summarise(const runner::LaunchReport& report, VariantResult* out) {
   out->kernel_cycles = report.kernel_cycles;
+  out->block_bound_cycles = report.block_bound_cycles;
+  out->gm_bytes = report.gm_bytes;
+  out->hbm_bytes = report.hbm_bytes;
+  out->hbm_bound_waves = report.hbm_bound_waves;
   out->blocks = static_cast<int64_t>(report.blocks.size());
   out->waves = report.waves;
   std::vector<double> eff, overlap;
@@ -135,6 +139,17 @@ Variant GemmVariant(std::string label, std::string path, std::string entry,
   const int64_t m = v.args.at(0), n = v.args.at(1), k = v.args.at(2);
   v.inputs = {{{m, k}, ElementType::kFloat16}, {{k, n}, ElementType::kFloat16}};
   v.is_gemm = true;
+  return v;
+}
+
+Variant ElementwiseVariant(std::string label, std::string path, std::vector<int64_t> args) {
+  Variant v;
+  v.label = std::move(label);
+  v.path = std::move(path);
+  v.entry = "vec_add";
+  v.args = std::move(args);
+  const std::vector<int64_t> shape = {v.args.at(0), v.args.at(1)};
+  v.inputs = {{shape, ElementType::kFloat32}, {shape, ElementType::kFloat32}};
   return v;
 }
 

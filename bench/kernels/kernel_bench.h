@@ -46,6 +46,12 @@ struct VariantResult {
   std::string error;
   bool ran = false;  // launched and the report has no finding
   uint64_t kernel_cycles = 0;
+  // The shared-HBM model (LaunchReport): the cycles without it (each wave as long as its
+  // longest block), GM bytes moved, the part charged to HBM, waves it bound.
+  uint64_t block_bound_cycles = 0;
+  uint64_t gm_bytes = 0;
+  uint64_t hbm_bytes = 0;
+  int64_t hbm_bound_waves = 0;
   int64_t blocks = 0;
   int64_t waves = 0;
   double min_efficiency = 0;     // min over blocks of roofline_cycles / span_cycles
@@ -55,6 +61,10 @@ struct VariantResult {
   std::string output_dtype;      // dtype of the first output
   std::vector<runner::BlockReport> block_reports;  // the launch's, for per-block detail
 };
+
+// An elementwise variant (elementwise_add_expert.py's vec_add): args (M, N, block_M, block_N),
+// inputs A and B, both (M, N) float32.
+Variant ElementwiseVariant(std::string label, std::string path, std::vector<int64_t> args);
 
 // Compiles and runs `v`. Never throws; problems land in `error`.
 VariantResult RunVariant(const Variant& v);

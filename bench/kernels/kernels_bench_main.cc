@@ -5,6 +5,9 @@
 //     gemm_expert (barrier_all), gemm_pingpong_expert, gemm_developer with C in accum_dtype
 //     (bench/kernels/gemm_developer_fp32.py), and the seed's fp16-output gemm_developer beside.
 //   flash_attn_developer at its cases.json shape: median cube/vector overlap over blocks.
+//   Shared HBM (issue 15): every kernel above and elementwise_add_expert's vec_add at its
+//   cases.json shape and at 4096x4096 over all cores, cycles with the shared-HBM floor against
+//   the same launch's cycles without it, GM and HBM traffic, HBM-bound waves.
 // A Developer kernel the compiler cannot build yet prints "does not compile yet: <first
 // diagnostic>" and its ratios print "-".
 // Flags: --kernels=DIR (the shared kernels and cases.json), --bench-dir=DIR (this folder),
@@ -17,9 +20,11 @@
 #include <vector>
 
 #include "bench/kernels/kernel_bench.h"
+#include "compiler/target/npu_target.h"
 
 namespace {
 
+using tilejit::bench::ElementwiseVariant;
 using tilejit::bench::GemmVariant;
 using tilejit::bench::InputSpec;
 using tilejit::bench::RunVariant;
@@ -102,6 +107,39 @@ void PrintPercent(const char* what, bool ran, double value, const char* target) 
   std::printf("%-52s %9.1f%%   target %s\n", what, 100 * value, target);
 }
 
+// The shared-HBM model (issue 15): each kernel's cycles against the same launch's cycles
+// without the model (its waves as long as their longest blocks), the baseline of this run.
+void PrintHbmRow(const Variant& v, const VariantResult& r) {
+  if (!r.ran) {
+    std::printf("%-34s %s\n", v.label.c_str(), r.error.c_str());
+    return;
+  }
+  constexpr double kMiB = 1024.0 * 1024.0;
+  std::printf("%-34s %12llu %12llu %7.3fx %9.1f %9.1f %5lld/%-5lld\n", v.label.c_str(),
+              static_cast<unsigned long long>(r.kernel_cycles),
+              static_cast<unsigned long long>(r.block_bound_cycles),
+              r.block_bound_cycles == 0 ? 0.0
+                                        : static_cast<double>(r.kernel_cycles) /
+                                              static_cast<double>(r.block_bound_cycles),
+              static_cast<double>(r.gm_bytes) / kMiB, static_cast<double>(r.hbm_bytes) / kMiB,
+              static_cast<long long>(r.hbm_bound_waves), static_cast<long long>(r.waves));
+}
+
+void PrintHbmTable(const std::string& kernels, const std::vector<Variant>& variants,
+                   const std::vector<VariantResult>& results) {
+  const std::string add = kernels + "/elementwise_add_expert.py";
+  const std::vector<Variant> streams = {
+      ElementwiseVariant("vec_add fp32 512x1024 (cases.json)", add, {512, 1024, 64, 256}),
+      ElementwiseVariant("vec_add fp32 4096x4096, 64x256", add, {4096, 4096, 64, 256}),
+  };
+  std::printf("\nshared HBM (hbm_bpc %lld B/cycle): cycles with the model / without it\n",
+              static_cast<long long>(tilejit::target::Ascend910B2().hbm_bpc.value));
+  std::printf("%-34s %12s %12s %8s %9s %9s %11s\n", "kernel", "cycles", "no-HBM cyc", "ratio",
+              "GM MiB", "HBM MiB", "bound/waves");
+  for (const Variant& v : streams) PrintHbmRow(v, RunVariant(v));
+  for (size_t i = 0; i < variants.size(); ++i) PrintHbmRow(variants[i], results[i]);
+}
+
 int Main(int argc, char** argv) {
   const std::string kernels = Flag(argc, argv, "kernels", "tests/testdata/kernels");
   const std::string here = Flag(argc, argv, "bench-dir", "bench/kernels");
@@ -145,6 +183,7 @@ int Main(int argc, char** argv) {
                ">= 70%");
   PrintPercent("flash_attn_developer cube/vector overlap, median", fa.ran, fa.median_overlap,
                "> 30%");
+  PrintHbmTable(kernels, variants, results);
   if (Flag(argc, argv, "blocks", "0") == "1") {
     for (size_t i = 0; i < variants.size(); ++i) {
       if (results[i].ran) PrintBlocks(variants[i], results[i]);

@@ -4,7 +4,9 @@
 # tiles, fp32 C: gemm_expert with barrier_all, gemm_pingpong_expert, gemm_developer with C in
 # accum_dtype, and the seed's fp16-output gemm_developer beside) and the cube/vector overlap
 # of flash_attn_developer; ratios against the Expert kernels compiled and run in the same
-# process. Simulated cycles are deterministic: one run is the figure.
+# process. Then (issue 15) the shared-HBM model: every kernel's cycles against the same
+# launch's cycles without it, with elementwise_add_expert's vec_add at its cases.json shape and
+# at 4096x4096 fp32 over all cores. Simulated cycles are deterministic: one run is the figure.
 # Builds nothing: build kernels_bench first, e.g.
 #   cmake --build build-bench --target kernels_bench -j2
 # Usage: bench/kernels/run.sh [BUILD_DIR] [--size=M,N,K] [--blocks=1]

@@ -29,6 +29,7 @@ namespace {
   X(l2_miss_extra)                 \
   X(l2_read_bpc)                   \
   X(l2_write_bpc)                  \
+  X(hbm_bpc)                       \
   X(ub_banks)                      \
   X(ub_bank_bytes)                 \
   X(ub_bank_groups)                \

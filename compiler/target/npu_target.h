@@ -108,7 +108,10 @@ struct NpuTarget {
   IntFig gm_bytes;
   IntFig gm_preferred_align;  // full DMA bandwidth at this alignment
   IntFig l2_bytes, l2_line_bytes, l2_hit_latency, l2_miss_extra;
-  RealFig hbm_bw_bytes_per_s;
+  RealFig hbm_bw_bytes_per_s;  // the spec sheet's per-die peak, reported only
+  // Whole-chip GM (HBM) bandwidth in bytes per AIC clock cycle, shared by every core of a
+  // launch: the simulator's per-wave floor (docs/timing_model.md). 0: not modelled.
+  IntFig hbm_bpc;
   IntFig l2_read_bpc, l2_write_bpc;  // bytes/cycle/core
   std::vector<MemInfo> mems;         // one per Mem except GM first; see MemInfoOf
   IntFig ub_banks, ub_bank_bytes, ub_bank_groups;

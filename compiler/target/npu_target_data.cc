@@ -190,6 +190,13 @@ void SetFormats910B(NpuTarget& t) {
   t.block_bytes = {32, "D-vec"};
 }
 
+// The chip's HBM share as the INI tables state it, ddr_rate per core times the cores, rather
+// than hbm_bw_bytes_per_s / clock (1.6e12 / 1.8e9 = 889): the per-die 1.6 TB/s is a peak
+// quoted by public notes, the INI figure comes from the same vendor tables as the per-core
+// rates the DMA formulas use, is a sustained share, and scales with each chip's core count
+// and clock (the 910B4 has fewer HBM stacks) where the 1.6e12 does not.
+int64_t HbmBpc(const NpuTarget& t) { return t.ddr_rate_bpc.value * t.num_groups.value; }
+
 NpuTarget Make910B2() {
   NpuTarget t;
   t.name = "ascend910b2";
@@ -221,6 +228,9 @@ NpuTarget Make910B2() {
   t.forbidden_paths = Forbidden910B();
   SetFormats910B(t);
   SetTiming910B(t);
+  t.hbm_bpc = {HbmBpc(t),
+               "INI ddr_rate 32 x 24 groups = 1.38e12 B/s at 1.8 GHz (sustained share; not the "
+               "1.6e12 peak)"};
   return t;
 }
 
@@ -234,6 +244,7 @@ NpuTarget Make910B4() {
   t.gm_bytes = {32 * kGiB, "INI"};
   t.mems = Mems910B(32 * kGiB, "INI");
   t.l2_bytes = {96 * kMiB, "INI"};
+  t.hbm_bpc = {HbmBpc(t), "INI ddr_rate 32 x 20 groups = 0.96e12 B/s at 1.5 GHz (sustained share)"};
   return t;
 }
 

@@ -28,6 +28,8 @@
 //                                        ceil(count*es/256) * 256; uops = ceil(bytes / P) * T
 //                                        (>= 1); occ = uops; lat = uops + D + vec_pipeline_delay
 //                                        (P, T, D from vec_costs by class and dtype)
+// How these per-instruction costs combine into a launch's cycles (pipes, waves, the shared-HBM
+// floor over hbm_bpc): docs/timing_model.md.
 // Thread-safe, pure.
 #pragma once
 

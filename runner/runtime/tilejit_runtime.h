@@ -274,7 +274,7 @@ typedef struct tj_report_summary {
   int32_t ok;                       // 1: no finding
   int32_t mode;                     // the tj_mode it ran in
   const char* message;              // "" if ok, else "<n> finding(s); first: <message>"
-  uint64_t kernel_cycles;           // waves of blocks, each as long as its longest block
+  uint64_t kernel_cycles;           // waves, each its longest block or its HBM floor
   uint64_t launch_overhead_cycles;  // reported separately, not part of kernel_cycles
   int64_t waves;
   int64_t block_count;           // entries of tj_report_get_block

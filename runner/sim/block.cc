@@ -81,6 +81,7 @@ BlockRunner::BlockRunner(const LaunchContext& ctx, int64_t block)
       races_(ctx.options.max_findings),
       rng_(ctx.options.seed * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(block)) {
   result_.report.block = block;
+  result_.gm_traffic.set_max_ranges(ctx.gm_ranges_per_block);
   if (ctx.options.trace) {  // the per-line table is part of the trace only
     result_.pc_cycles[0].assign(ctx.image->aic.size(), 0);
     result_.pc_count[0].assign(ctx.image->aic.size(), 0);
@@ -248,6 +249,10 @@ BlockResult BlockRunner::Run() {
     }
     r.instructions += c.executed;
   }
+  result_.gm_traffic.Done();
+  r.gm_read_bytes = result_.gm_traffic.read_bytes();
+  r.gm_write_bytes = result_.gm_traffic.write_bytes();
+  r.gm_distinct_bytes = result_.gm_traffic.distinct_bytes();
   ReportOverlap();
   CollectDeviceOutput();
   return std::move(result_);

@@ -27,6 +27,7 @@
 #include "compiler/target/npu_target.h"
 #include "runner/device.h"
 #include "runner/sim/busy_intervals.h"
+#include "runner/sim/gm_traffic.h"
 #include "runner/sim/memory.h"
 #include "runner/sim/ops.h"
 #include "runner/sim/race.h"
@@ -48,6 +49,7 @@ struct LaunchContext {
   int64_t block_count = 0;  // the launch's grid (what get_block_num returns)
   // Each block's share of the launch's caps (LaunchOptions, kMaxDeviceOutputBytes).
   uint64_t gm_records_per_block = 0;
+  size_t gm_ranges_per_block = GmTraffic::kMaxRanges;  // GmTraffic::set_max_ranges
   uint64_t trace_events_per_block = 0;
   size_t device_output_per_block = 0;
 };
@@ -79,6 +81,7 @@ struct GmTouch {
 struct BlockResult {
   BlockReport report;
   std::vector<GmTouch> gm_touches;
+  GmTraffic gm_traffic;  // every mode: the shared-HBM floor of the block's wave
   std::vector<Finding> findings;
   uint64_t suppressed = 0;
   std::vector<TraceEvent> trace;

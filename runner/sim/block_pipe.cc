@@ -141,6 +141,9 @@ void BlockRunner::ExecPipeInstr(CoreState& c, int pipe, const Queued& q, uint64_
   spans.clear();
   DescribeAccesses(q.in, &spans);
   if (!CheckSpans(c, q, spans)) return;
+  for (const Span& s : spans) {
+    if (s.space == MemSpace::kGm) result_.gm_traffic.Add(s.addr, s.bytes, s.write);
+  }
   const uint64_t occ = std::max<int64_t>(1, cost->occupancy);
   uint64_t lat = std::max<uint64_t>(occ, cost->latency);
   if (perturbed_) {

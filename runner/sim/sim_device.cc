@@ -2,7 +2,8 @@
 // Launch = validate, run every block (a pool of host threads takes block indices from an
 // atomic counter; each block's result lands in its own slot, so the report does not depend on
 // the thread count or interleaving), then assemble the report in block order: waves of
-// `group count` blocks, each as long as its slowest block.
+// `group count` blocks, each as long as its slowest block or as the HBM needs to move the
+// wave's GM bytes, whichever is longer (TimeWaves).
 #include "runner/sim/sim_device.h"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "compiler/target/binary.h"
 #include "compiler/target/launch_shapes.h"
 #include "runner/sim/block.h"
+#include "runner/sim/gm_traffic.h"
 #include "runner/sim/grid_barrier.h"
 #include "runner/sim/inter_block.h"
 #include "runner/sim/trace.h"
@@ -100,6 +102,9 @@ bool UsesSyncAll(const KernelImage& k) {
 void ShareCaps(int64_t blocks, LaunchContext* ctx) {
   const auto n = static_cast<uint64_t>(std::max<int64_t>(blocks, 1));
   ctx->gm_records_per_block = std::max<uint64_t>(1, ctx->options.max_gm_records / n);
+  // The shared-HBM model's ranges (gm_traffic.h) come out of the same budget, in every mode.
+  ctx->gm_ranges_per_block = static_cast<size_t>(
+      std::clamp<uint64_t>(ctx->options.max_gm_records / n, 64, GmTraffic::kMaxRanges));
   ctx->trace_events_per_block = ctx->options.max_trace_events / n;
   ctx->device_output_per_block =
       std::clamp<size_t>(kMaxDeviceOutputBytes / n, kMinBlockDeviceOutput, kMaxBlockDeviceOutput);
@@ -127,6 +132,33 @@ Result<int64_t> GridOf(const target::KernelMetadata& m, std::span<const uint64_t
     symbols.push_back(static_cast<int64_t>(args[first + j]));
   }
   return target::LaunchBlockCount(m, symbols);
+}
+
+// Waves in block order; each lasts as long as its longest block or as its HBM floor
+// (gm_traffic.h), whichever is longer. The floor is a roofline over the whole wave rather than
+// a slowdown of each block's own transfers: blocks ran independently and kept no record of
+// when their bytes moved, and for ranking configurations the wave bound is what matters.
+void TimeWaves(const target::NpuTarget& t, const std::vector<BlockResult>& results,
+               int64_t per_wave, LaunchReport* report) {
+  const int64_t n = static_cast<int64_t>(results.size());
+  HbmFloor hbm(static_cast<uint64_t>(std::max<int64_t>(0, t.hbm_bpc.value)),
+               static_cast<uint64_t>(t.l2_bytes.value));
+  report->waves = (n + per_wave - 1) / per_wave;
+  for (int64_t w = 0; w < report->waves; ++w) {
+    uint64_t longest = 0;
+    std::vector<const GmTraffic*> wave;
+    for (int64_t b = w * per_wave; b < std::min(n, (w + 1) * per_wave); ++b) {
+      longest = std::max(longest, results[b].report.span_cycles);
+      wave.push_back(&results[b].gm_traffic);
+      report->gm_bytes += results[b].gm_traffic.bytes();
+    }
+    const uint64_t hbm_bytes = hbm.AddWave(wave);
+    const uint64_t floor = hbm.Cycles(hbm_bytes);
+    report->hbm_bytes += hbm_bytes;
+    report->block_bound_cycles += longest;
+    report->kernel_cycles += std::max(longest, floor);
+    report->hbm_bound_waves += floor > longest;
+  }
 }
 
 }  // namespace
@@ -257,14 +289,7 @@ Result<LaunchReport> SimDevice::Launch(KernelId id, std::span<const uint64_t> ar
 
   LaunchReport report;
   report.block_count = n;
-  report.waves = (n + per_wave - 1) / per_wave;
-  for (int64_t w = 0; w < report.waves; ++w) {
-    uint64_t longest = 0;
-    for (int64_t b = w * per_wave; b < std::min(n, (w + 1) * per_wave); ++b) {
-      longest = std::max(longest, results[b].report.span_cycles);
-    }
-    report.kernel_cycles += longest;
-  }
+  TimeWaves(target_, results, per_wave, &report);
   report.launch_overhead_cycles = static_cast<uint64_t>(target_.kernel_launch_overhead_us.value *
                                                         target_.aic_clock_hz.value / 1e6);
   for (BlockResult& r : results) {

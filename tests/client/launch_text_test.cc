@@ -22,6 +22,23 @@ TEST(FormatLaunchResponse, PrintsStatusCyclesAndOneLinePerFinding) {
   EXPECT_NE(text.find("2 more findings suppressed"), std::string::npos) << text;
 }
 
+TEST(FormatLaunchResponse, SaysWhenHbmBoundTheLaunch) {
+  v1::LaunchResponse r;
+  r.set_ok(true);
+  r.set_kernel_cycles(32768);
+  r.set_waves(2);
+  r.set_gm_bytes(25165824);
+  r.set_hbm_bytes(25165824);
+  r.set_block_bound_cycles(8000);
+  r.set_hbm_bound_waves(2);
+  EXPECT_NE(FormatLaunchResponse(r).find("GM traffic: 25165824 bytes, 25165824 of them from HBM; "
+                                         "2 of 2 wave(s) HBM-bound (blocks alone: 8000 cycles)\n"),
+            std::string::npos)
+      << FormatLaunchResponse(r);
+  r.set_hbm_bound_waves(0);
+  EXPECT_NE(FormatLaunchResponse(r).find("no wave HBM-bound\n"), std::string::npos);
+}
+
 TEST(FormatLaunchResponse, SaysOkForACleanRun) {
   v1::LaunchResponse r;
   r.set_ok(true);

@@ -40,6 +40,20 @@ TEST(NpuTarget, Ascend910B4IsAnotherInstanceOfTheSameStruct) {
   EXPECT_NE(TargetHash(b2), TargetHash(b4));
 }
 
+// The shared-HBM figure is the INI per-core share times the cores (ascend_hw.md section 6:
+// 1.38 TB/s on the 910B2 at 1.8 GHz), per chip rather than one number for both.
+TEST(NpuTarget, HbmBandwidthIsTheIniShareTimesTheCores) {
+  const NpuTarget& b2 = Ascend910B2();
+  const NpuTarget& b4 = Ascend910B4();
+  EXPECT_EQ(b2.hbm_bpc.value, 768);
+  EXPECT_EQ(b4.hbm_bpc.value, 640);
+  EXPECT_NEAR(static_cast<double>(b2.hbm_bpc.value) * b2.aic_clock_hz.value / 1e12, 1.38, 0.01);
+  EXPECT_NE(b2.hbm_bpc.tag.find("ddr_rate"), std::string_view::npos);
+  NpuTarget copy = b2;
+  copy.hbm_bpc.value = 889;  // 1.6e12 / 1.8e9: another choice must be another cache key
+  EXPECT_NE(TargetHash(copy), TargetHash(b2));
+}
+
 TEST(NpuTarget, DerivedCubePeaksMatchTheReference) {
   // ascend_hw.md section 6: 353.9 TFLOPS fp16 and 707.8 TOPS int8 on the 910B2, 245.8 TFLOPS
   // fp16 on the 910B4.
@@ -81,9 +95,9 @@ TEST(NpuTarget, HashIsStableAndChangesWhenAnyKindOfFieldChanges) {
 // must come with a re-run of the golden cycle table and the performance tables).
 TEST(NpuTarget, HashIsPinned) {
   EXPECT_EQ(TargetHash(Ascend910B2()),
-            "e03db02d10cc2036e58548a40046713428febefdf88da45f8cc2a6aa586daac7");
+            "757f624896f854e9ac56be5b13d74545477bb4adb3e39b5ce109b198f2648351");
   EXPECT_EQ(TargetHash(Ascend910B4()),
-            "7b2164f70187e42fdbe2c6b9ef26bc96b7209bb3e3ba02da351f9bb2408ddade");
+            "1670a059e38f622cbe50e37d9171fddb26e638dbd82192eb80d35601139256a1");
 }
 
 TEST(NpuTarget, EveryFigureCarriesASourceTag) {
