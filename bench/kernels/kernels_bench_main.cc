@@ -5,6 +5,8 @@
 //     gemm_expert (barrier_all), gemm_pingpong_expert, gemm_developer with C in accum_dtype
 //     (bench/kernels/gemm_developer_fp32.py), and the seed's fp16-output gemm_developer beside.
 //   flash_attn_developer at its cases.json shape: median cube/vector overlap over blocks.
+//   T.symbolic (issue 15): bench/kernels/gemm_developer_symbolic.py with M symbolic against the
+//   same file with M fixed, at the GEMM's size.
 //   Shared HBM (issue 15): every kernel above and elementwise_add_expert's vec_add at its
 //   cases.json shape and at 4096x4096 over all cores, cycles with the shared-HBM floor against
 //   the same launch's cycles without it, GM and HBM traffic, HBM-bound waves.
@@ -140,6 +142,24 @@ void PrintHbmTable(const std::string& kernels, const std::vector<Variant>& varia
   for (size_t i = 0; i < variants.size(); ++i) PrintHbmRow(variants[i], results[i]);
 }
 
+// T.symbolic (issue 15, acceptance 2): the Developer GEMM with M symbolic against the same
+// source with M fixed, both launched at M = m; the fixed-M kernel is the baseline.
+void PrintSymbolicTable(const std::string& here, int64_t m, int64_t n, int64_t k) {
+  auto variant = [&](const char* label, std::vector<int64_t> args) {
+    Variant v = GemmVariant(label, here + "/gemm_developer_symbolic.py", "matmul", {m, n, k});
+    v.args = std::move(args);
+    return v;
+  };
+  const Variant fixed = variant("gemm_developer, M fixed", {n, k, 128, 256, 64, m});
+  const Variant symbolic = variant("gemm_developer, M symbolic", {n, k, 128, 256, 64});
+  std::printf("\nT.symbolic: the same GEMM source with M fixed and M symbolic, launched at M=%ld\n",
+              m);
+  const VariantResult a = RunVariant(fixed), b = RunVariant(symbolic);
+  PrintRow(fixed, a);
+  PrintRow(symbolic, b);
+  PrintRatio("gemm_developer M symbolic / M fixed", b, a, "<= 1.1");
+}
+
 int Main(int argc, char** argv) {
   const std::string kernels = Flag(argc, argv, "kernels", "tests/testdata/kernels");
   const std::string here = Flag(argc, argv, "bench-dir", "bench/kernels");
@@ -184,6 +204,7 @@ int Main(int argc, char** argv) {
   PrintPercent("flash_attn_developer cube/vector overlap, median", fa.ran, fa.median_overlap,
                "> 30%");
   PrintHbmTable(kernels, variants, results);
+  PrintSymbolicTable(here, m, n, k);
   if (Flag(argc, argv, "blocks", "0") == "1") {
     for (size_t i = 0; i < variants.size(); ++i) {
       if (results[i].ran) PrintBlocks(variants[i], results[i]);

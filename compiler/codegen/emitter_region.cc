@@ -39,8 +39,8 @@ Status ComputeStrides(Emitter& e, const ir::BufferNode& b, RegionRef& ref) {
   const size_t rank = b.shape.size();
   const target::TileLayout& l = ref.layout;
   ref.batch_strides.assign(rank >= 2 ? rank - 2 : 0, OpImm(0));
+  ref.row_stride = OpImm(l.pitch);
   if (b.scope != ir::MemScope::kGM || !b.has_symbolic_dims()) {
-    ref.row_stride = OpImm(l.pitch);
     int64_t stride = l.matrix_bytes;
     for (size_t d = ref.batch_strides.size(); d-- > 0;) {
       ref.batch_strides[d] = OpImm(stride);
@@ -48,7 +48,6 @@ Status ComputeStrides(Emitter& e, const ir::BufferNode& b, RegionRef& ref) {
     }
     return Status::Ok();
   }
-  ref.row_stride = OpImm(l.pitch);
   Opnd stride = OpImm(l.elem_bytes);
   for (size_t d = rank; d-- > 1;) {
     Opnd size = OpImm(b.shape[d]);

@@ -172,7 +172,10 @@ std::optional<Value> SubscriptBuffer(Evaluator& ev, const ir::Buffer& buffer, co
   std::vector<ir::Expr> indices;
   bool all_indices = parts.size() == rank;
   for (size_t d = 0; d < rank; ++d) {
-    const int64_t dim = buffer->shape[d];
+    // A T.symbolic dim has no static size: only the lower bounds are checked here (its
+    // regions are clipped at run time), and a slice's default end is the symbol.
+    const bool symbolic = buffer->DimSymbol(d) != nullptr;
+    const int64_t dim = symbolic ? INT64_MAX : buffer->shape[d];
     const Expr* p = d < parts.size() ? parts[d] : nullptr;
     if (p != nullptr && p->kind != ExprKind::kSlice) {
       auto v = ev.Eval(*p, scope);
@@ -205,6 +208,7 @@ std::optional<Value> SubscriptBuffer(Evaluator& ev, const ir::Buffer& buffer, co
       return std::nullopt;
     }
     std::optional<Value> lo = Value::Int(0), hi = Value::Int(dim);
+    if (symbolic) hi = Value::OfExpr(ir::Ref(buffer->DimSymbol(d), loc));
     if (p != nullptr && p->left) lo = ev.Eval(*p->left, scope);
     if (!lo) return std::nullopt;
     if (p != nullptr && p->right) hi = ev.Eval(*p->right, scope);

@@ -54,9 +54,6 @@ TEST(FormatLaunchResponse, DeviceOutputComesFirstAsTheDevicePrintedIt) {
             0u);
 }
 
-}  // namespace
-}  // namespace tilejit::client
-
 TEST(FormatLaunchResponse, NamesTheSymbolsALaunchBoundAfterTheStatus) {
   v1::LaunchResponse r;
   r.set_ok(true);
@@ -69,3 +66,6 @@ TEST(FormatLaunchResponse, NamesTheSymbolsALaunchBoundAfterTheStatus) {
   n->set_value(7);
   EXPECT_EQ(FormatLaunchResponse(r).rfind("status: OK\nsymbols: M=200 N=7 (4 block(s))\n", 0), 0u);
 }
+
+}  // namespace
+}  // namespace tilejit::client

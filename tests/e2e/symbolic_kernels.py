@@ -15,7 +15,7 @@ DATA = os.environ.get("TILEJIT_SYMBOLIC_DIR", "tests/testdata/symbolic")
 
 # The values of the first symbol each kernel runs at (issue 15, acceptance 1).
 SIZES = (1, 7, 64, 200, 1000, 4096)
-# The second symbol of the two-symbol kernel, paired with SIZES in order.
+# The other symbol of the two-symbol kernels (gemm_mn's N, batched's Bt), paired with SIZES.
 SECOND = (200, 33, 64, 7, 48, 16)
 
 
@@ -47,6 +47,9 @@ SPECS = [
     Spec("rowwise", "rowwise_scale.py", "scale_rows", (32, 64),
          lambda rng, m: [rng.standard_normal((m, 32)).astype(np.float32)],
          lambda a: a * 2, 0.0, 0.0),
+    Spec("batched", "batched_scale.py", "scale_batched", (32, 64),
+         lambda rng, m: [rng.standard_normal((SECOND[SIZES.index(m)], m, 32)).astype(np.float32)],
+         lambda a: a * 3, 0.0, 0.0),
     Spec("gemm_m", "gemm_developer_m.py", "matmul", (128, 128, 128, 128, 64),
          lambda rng, m: [_half(rng, m, 128), _half(rng, 128, 128)], _gemm, 0.05, 0.01),
     Spec("gemm_mn", "gemm_developer_mn.py", "matmul", (128, 128, 128, 64),
