@@ -44,6 +44,12 @@ void HashShapes(Sha256& h, std::string_view tag, const std::vector<runner::NpyAr
   }
 }
 
+void HashData(Sha256& h, const std::vector<runner::NpyArray>& arrays) {
+  for (const runner::NpyArray& a : arrays) {
+    h.UpdateField(std::string_view(reinterpret_cast<const char*>(a.data.data()), a.data.size()));
+  }
+}
+
 nlohmann::json CandidateJson(const TuneCandidate& c) {
   return {{"index", c.index},     {"compiled", c.compiled},     {"ran", c.ran},
           {"checked", c.checked}, {"cycles", c.cycles},         {"on_chip", c.on_chip_bytes},
@@ -114,7 +120,11 @@ std::string TuneDecisionKey(const TuneCall& call, std::string_view compiler_fing
   h.UpdateField(call.inputs.empty() ? "seed:" + std::to_string(call.seed) : "given");
   HashShapes(h, "reference", call.reference);
   if (!call.reference.empty()) {
+    // Which candidates pass the check depends on the data: a caller with other (or bogus)
+    // reference outputs must not share, or poison, another caller's decision.
     h.UpdateField(std::to_string(call.atol) + "," + std::to_string(call.rtol));
+    HashData(h, call.inputs);
+    HashData(h, call.reference);
   }
   const frontend::FrontendRequest& first =
       call.candidates.empty() ? call.request : call.candidates[0];
@@ -178,6 +188,9 @@ Result<TuneReply> DecodeDecision(std::string_view text, size_t config_count) {
     reply.best = j.at("best").get<int>();
     for (const nlohmann::json& row : j.at("candidates")) {
       reply.candidates.push_back(CandidateFrom(row));
+      if (reply.candidates.back().index != reply.candidates.size() - 1) {
+        return Corruption("a tune decision's candidates are out of order");
+      }
     }
     if (reply.candidates.size() != config_count || reply.best >= static_cast<int>(config_count) ||
         reply.best < -1) {

@@ -63,7 +63,10 @@ TEST(TuneDecisionKey, CoversConfigsArgsShapesChecksAndTarget) {
   EXPECT_NE(TuneDecisionKey(c, fp), with_inputs);
   c = Call();
   c.reference = {Floats({1}, {1})};
-  EXPECT_NE(TuneDecisionKey(c, fp), base);
+  const std::string checked = TuneDecisionKey(c, fp);
+  EXPECT_NE(checked, base);
+  c.reference = {Floats({2}, {1})};  // with a check, the data decides who passes
+  EXPECT_NE(TuneDecisionKey(c, fp), checked);
   c = Call();
   c.request.target = "ascend910b4";
   EXPECT_NE(TuneDecisionKey(c, fp), base);
