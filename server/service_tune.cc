@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tune (tune.h): a cached decision answers at once; otherwise every configuration is compiled
 // by a few helper threads through Compile (the memo, single-flight and the cache, the back
-// end on the worker pool), then each compiled candidate runs in fast mode, one after another,
-// on a fresh device (LaunchWhenFree waits for a launch slot rather than failing), and is
-// compared with the reference outputs. The whole call runs under its own budget
+// end on the worker pool), and each compiled candidate then runs in fast mode on a fresh
+// device on its helper thread (LaunchWhenFree waits for a launch slot rather than failing) and
+// is compared with the reference outputs. The whole call runs under its own budget
 // (TuneCall::max_seconds, else ServiceOptions::tune_max_seconds), not the single-compile
 // limit. A tuning is cached only when no candidate was ruled out by the call's or the
 // daemon's state (a deadline, load), which another call might not meet.
@@ -53,10 +53,7 @@ class CompileService::TuneRun {
   Result<TuneReply> Run() {
     reply_.decision_key = TuneDecisionKey(call_, s_->fingerprint());
     if (FromCache()) return std::move(reply_);
-    CompileAll();
-    for (TuneCandidate& c : reply_.candidates) {
-      if (c.compiled && c.reason.empty()) Measure(c);
-    }
+    CompileAndMeasureAll();
     if (ctx_.cancelled && ctx_.cancelled()) return Cancelled("the tuning was cancelled");
     Decide();
     return std::move(reply_);
@@ -94,14 +91,20 @@ class CompileService::TuneRun {
     Report(TuneEvent::Kind::kRuledOut, c);
   }
 
-  void CompileAll() {
+  // One helper thread per compile worker takes the next configuration, compiles it and runs
+  // it (the runs share the daemon's launch slots with every other launch).
+  void CompileAndMeasureAll() {
     const size_t n = call_.configs.size();
     const size_t threads = std::min<size_t>(n, std::max(1, s_->options_.workers));
     std::atomic<size_t> next{0};
     std::vector<std::thread> helpers;
     for (size_t t = 0; t < threads; ++t) {
       helpers.emplace_back([&] {
-        for (size_t i = next++; i < n; i = next++) CompileOne(reply_.candidates[i]);
+        for (size_t i = next++; i < n; i = next++) {
+          TuneCandidate& c = reply_.candidates[i];
+          CompileOne(c);
+          if (c.compiled && c.reason.empty()) Measure(c);
+        }
       });
     }
     for (std::thread& h : helpers) h.join();

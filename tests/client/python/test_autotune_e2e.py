@@ -107,6 +107,18 @@ def test_no_configuration_left_is_an_error_naming_each(tilejitd):
     assert "check: " in str(e.value) and "compile: " in str(e.value)
 
 
+def test_decorator_misuse_is_refused_before_any_daemon_call():
+    with pytest.raises(TypeError, match="configs="):
+        tilelang.autotune()
+    with pytest.raises(ValueError, match="with arguments"):
+        tilelang.autotune(lambda: None)
+    with pytest.raises(TypeError, match="above @tilelang.jit"):
+        tilelang.autotune(configs=[{"a": 1}])(lambda M: None)
+    for bad in ([], [{}], ["block_M=64"], lambda args, kwargs: []):
+        with pytest.raises(ValueError, match="non-empty list of non-empty dicts"):
+            tune_gemm.make(bad)(256, 256, 256)
+
+
 EXAMPLES = [  # TileLang-Ascend examples that tune, their arguments, what they print at the end
     ("autotune/example_gemm_autotune.py", ["--m", "256", "--n", "256", "--k", "256"],
      "Test passed!"),
