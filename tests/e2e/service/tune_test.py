@@ -8,7 +8,8 @@
   after a restart of the daemon too (the decisions' SQLite file);
 - without inputs the daemon tunes on seeded random inputs; --json prints the TuneResponse;
 - a configuration that is not K=V is a usage error;
-- TileLang-Ascend's autotune example (when a checkout is there) tunes through the CLI.
+- TileLang-Ascend's autotune examples (the GEMM and the block-sparse GEMM; when a checkout is
+  there) tune through the CLI with the configurations of their own lists.
 
 Environment: TILEJITD, TILEJIT_CLI, TILEJIT_UPSTREAM_DIR (default ../upstream).
 """
@@ -117,16 +118,28 @@ def test_tune_on_generated_inputs_as_json(tmp_path):
         assert none_left.returncode == 1 and "no choice" in none_left.stdout
 
 
+EXAMPLES = [  # TileLang-Ascend examples that tune: file, entry, configurations from their lists
+    ("autotune/example_gemm_autotune.py", "matmul",
+     ["block_M=128,block_N=128,K_L1=64", "block_M=256,block_N=128,K_L1=64",
+      "block_M=128,block_N=256,K_L1=64"]),
+    ("blocksparse_gemm/example_blocksparse_gemm.py", "blocksparse_matmul",
+     ["block_M=64,block_N=64,block_K=32", "block_M=128,block_N=128,block_K=64",
+      "block_M=256,block_N=256,block_K=64"]),
+]
+
+
 @pytest.mark.skipif(not os.path.isdir(os.path.join(UPSTREAM, "examples", "autotune")),
                     reason="no TileLang-Ascend checkout (TILEJIT_UPSTREAM_DIR)")
-def test_tilelang_ascend_autotune_example_through_the_cli(tmp_path):
-    example = os.path.join(UPSTREAM, "examples", "autotune", "example_gemm_autotune.py")
+@pytest.mark.parametrize("example,entry,tries", EXAMPLES, ids=[e[0] for e in EXAMPLES])
+def test_tilelang_ascend_autotune_examples_through_the_cli(tmp_path, example, entry, tries):
+    path = os.path.join(UPSTREAM, "examples", example)
     with Daemon(tmp_path / "d") as d:
-        r = subprocess.run([CLI, "--server", d.address, "tune", example, "--entry", "matmul",
-                            "--arg", "256", "--arg", "256", "--arg", "256",
-                            "--try", "block_M=128,block_N=128,K_L1=64",
-                            "--try", "block_M=256,block_N=128,K_L1=64",
-                            "--try", "block_M=128,block_N=256,K_L1=64"],
-                           capture_output=True, text=True, timeout=500)
+        args = [CLI, "--server", d.address, "tune", path, "--entry", entry]
+        for a in ("256", "256", "256"):
+            args += ["--arg", a]
+        for t in tries:
+            args += ["--try", t]
+        r = subprocess.run(args, capture_output=True, text=True, timeout=500)
         assert r.returncode == 0, r.stdout + r.stderr
-        assert "best: " in r.stdout
+        table, best = rows(r.stdout)
+        assert len(table) == len(tries) and best in table and table[best][0] is not None
