@@ -209,6 +209,26 @@ TEST_F(ServiceTuneTest, NoConfigurationLeftIsAFailedReplyNotAFailedCall) {
   EXPECT_NE(r->error.find("no configuration is left"), std::string::npos) << r->error;
 }
 
+// A candidate ruled out by the call's own deadline says so and the tuning is not cached: the
+// next call, with time, tunes for real.
+TEST_F(ServiceTuneTest, ATuningCutShortByItsDeadlineIsNotCached) {
+  call_.configs = {Config(64, 64, 64), Config(128, 128, 64)};
+  std::unique_ptr<CompileService> s = NewService();
+  CallContext late;
+  late.deadline = std::chrono::steady_clock::now();
+  Result<TuneReply> r = s->Tune(call_, late);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok);
+  for (const TuneCandidate& c : r->candidates) {
+    EXPECT_TRUE(c.transient) << c.reason;
+    EXPECT_NE(c.reason.find("DEADLINE"), std::string::npos) << c.reason;
+  }
+  Result<TuneReply> again = s->Tune(call_, {});
+  ASSERT_TRUE(again.ok() && again->ok) << again.status();
+  EXPECT_FALSE(again->from_cache);
+  EXPECT_EQ(s->Stats().tune_decisions, 1u);
+}
+
 TEST_F(ServiceTuneTest, MalformedCallsAreInvalidArgument) {
   std::unique_ptr<CompileService> s = NewService();
   TuneCall none = call_;
