@@ -218,6 +218,27 @@ Result<v1::LaunchResponse> Client::Launch(const v1::LaunchRequest& request) {
   });
 }
 
+Result<v1::TuneResponse> Client::Tune(const v1::TuneRequest& request, const TuneEventFn& on_event,
+                                      std::chrono::milliseconds deadline) {
+  std::unique_ptr<grpc::ClientContext> ctx = NewContext();
+  ctx->set_deadline(std::chrono::system_clock::now() + deadline);
+  std::unique_ptr<grpc::ClientReader<v1::TuneEvent>> reader = stub_->Tune(ctx.get(), request);
+  std::optional<v1::TuneResponse> done;
+  v1::TuneEvent event;
+  while (reader->Read(&event)) {
+    if (event.has_done()) {
+      done = event.done();
+    } else if (event.has_candidate() && on_event) {
+      on_event(event.candidate());
+    }
+  }
+  if (grpc::Status st = reader->Finish(); !st.ok()) {
+    return StatusFromGrpc(st).WithContext("Tune on " + options_.address);
+  }
+  if (!done) return Internal("Tune on " + options_.address + " ended without a decision");
+  return *std::move(done);
+}
+
 Result<ServingStatus> Client::Health(const std::string& service) {
   grpc::health::v1::HealthCheckRequest req;
   req.set_service(service);

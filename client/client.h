@@ -104,6 +104,11 @@ class Client {
   Result<v1::GetKernelResponse> GetKernel(const std::string& handle, bool metadata_only = false);
   Result<v1::LaunchResponse> Launch(const v1::LaunchRequest& request);
   Result<ServingStatus> Health(const std::string& service = "");
+  // Tune: `on_event` sees each candidate event as it arrives; the final `done` response is
+  // returned. The call's deadline is `deadline` (the tuning's own budget, not the per-call one).
+  using TuneEventFn = std::function<void(const v1::TuneEvent::Candidate&)>;
+  Result<v1::TuneResponse> Tune(const v1::TuneRequest& request, const TuneEventFn& on_event,
+                                std::chrono::milliseconds deadline);
 
   Result<v1::StatsResponse> Stats();
   Result<v1::ListResponse> List(uint32_t limit = 0);

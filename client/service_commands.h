@@ -10,6 +10,11 @@
 //   tilejit cache ls|evict|pin|unpin|export|import ...
 //   tilejit trace FILE|HANDLE --in a.npy ... -o trace.json
 //   tilejit disasm HANDLE                     (a binary file still disassembles offline)
+//   tilejit tune FILE --entry E [--arg V]... --try K=V,K=V ... | --configs FILE
+//                [--in a.npy ... [--ref c.npy ...] [--atol A] [--rtol R]] [--seed S]
+//                [--budget SECONDS] [--json]
+//       prints one row per configuration (cycles, on-chip bytes, or why it was ruled out)
+//       and the choice; exit 0 with a choice, 1 when no configuration is left
 //
 // The address is --server, else $TILEJIT_SERVER; compile and run stay offline without one,
 // the daemon-only commands default to localhost:50051. --token (else $TILEJIT_TOKEN) is sent
@@ -22,6 +27,7 @@
 // function here prints that and returns 2. Not thread-safe (writes the standard streams).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +59,21 @@ struct CacheCommandOptions {
   unsigned limit = 0;
 };
 int CacheCommand(const DaemonOptions& d, const CacheCommandOptions& options);
+
+struct TuneCommandOptions {
+  KernelSourceOptions kernel;  // the untuned call
+  // Configurations, each "K=V,K=V" (values typed as --arg); `configs_file` holds one per line
+  // (blank lines and lines starting with '#' skipped).
+  std::vector<std::string> tries;
+  std::string configs_file;
+  std::vector<std::string> inputs;     // .npy; none: the daemon's seeded random inputs
+  std::vector<std::string> reference;  // .npy expected outputs (out_idx order); none: no check
+  std::optional<double> atol, rtol;
+  unsigned long long seed = 0;
+  int budget_seconds = 0;  // 0: the daemon's limit
+  bool json = false;       // print the final TuneResponse as JSON instead of the table
+};
+int TuneCommand(const DaemonOptions& d, const TuneCommandOptions& options);
 
 // Runs `options.kernel` (a source compiled by the daemon, or a handle) with a Chrome trace
 // written to options.trace. The daemon's Launch has no trace field yet, so the daemon's

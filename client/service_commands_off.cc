@@ -33,6 +33,7 @@ int HealthCommand(const DaemonOptions&, const std::string&) { return NotBuilt("h
 int StatsCommand(const DaemonOptions&) { return NotBuilt("stats"); }
 int CacheCommand(const DaemonOptions&, const CacheCommandOptions&) { return NotBuilt("cache"); }
 int TraceCommand(const DaemonOptions&, const RunCommandOptions&) { return NotBuilt("trace"); }
+int TuneCommand(const DaemonOptions&, const TuneCommandOptions&) { return NotBuilt("tune"); }
 int ServiceDisasmCommand(const DaemonOptions&, const std::string&) {
   return NotBuilt("disasm HANDLE");
 }

@@ -4,7 +4,7 @@
 // Diagnostics go to stderr; exit status 0 success, 1 kernel errors or findings, 2 usage/I/O.
 //
 // compile and run are offline unless a daemon is named (--server ADDR or $TILEJIT_SERVER);
-// get, health, stats, cache and trace always talk to a daemon (default localhost:50051);
+// get, health, stats, cache, trace and tune always talk to a daemon (default localhost:50051);
 // disasm reads a binary file offline, or a handle from the daemon. --token and --tls-* (or
 // their TILEJIT_* variables) reach a daemon that needs them.
 #include <CLI/CLI.hpp>
@@ -76,8 +76,9 @@ struct Cli {
   tilejit::client::CompileCommandOptions compile_options;
   tilejit::client::RunCommandOptions run_options, trace_options;
   tilejit::client::CacheCommandOptions cache_options;
+  tilejit::client::TuneCommandOptions tune_options;
   std::string disasm_kernel, get_handle, get_output, health_service;
-  CLI::App *compile, *run, *disasm, *get, *health, *stats, *cache, *trace;
+  CLI::App *compile, *run, *disasm, *get, *health, *stats, *cache, *trace, *tune;
 };
 
 void DefineGlobalOptions(CLI::App& app, Cli* cli) {
@@ -145,6 +146,22 @@ void DefineDaemonCommands(CLI::App& app, Cli* cli) {
   cli->trace->add_option("-o,--output", t.trace, "the trace file (JSON)")->required();
 }
 
+void DefineTuneCommand(CLI::App& app, Cli* cli) {
+  auto& t = cli->tune_options;
+  cli->tune = app.add_subcommand("tune", "autotune a factory's configurations on the daemon");
+  cli->tune->add_option("file", t.kernel.file, "kernel source (.py)")->required();
+  AddKernelOptions(cli->tune, &t.kernel, &cli->out_idx, &cli->ws_idx);
+  cli->tune->add_option("--try", t.tries, "a configuration K=V,K=V (repeatable)");
+  cli->tune->add_option("--configs", t.configs_file, "a file of configurations, one per line");
+  cli->tune->add_option("--in", t.inputs, "an input tensor (.npy), in parameter order");
+  cli->tune->add_option("--ref", t.reference, "an expected output (.npy), out_idx order");
+  cli->tune->add_option("--atol", t.atol, "absolute tolerance of the check (default 1e-2)");
+  cli->tune->add_option("--rtol", t.rtol, "relative tolerance of the check (default 1e-2)");
+  cli->tune->add_option("--seed", t.seed, "seed of the daemon's random inputs (without --in)");
+  cli->tune->add_option("--budget", t.budget_seconds, "the tuning's time budget, seconds");
+  cli->tune->add_flag("--json", t.json, "print the TuneResponse as JSON");
+}
+
 int Dispatch(Cli& cli) {
   namespace tc = tilejit::client;
   const bool remote = !cli.daemon.server.empty();
@@ -170,6 +187,10 @@ int Dispatch(Cli& cli) {
     cli.cache_options.action = cli.cache->get_subcommands().front()->get_name();
     return tc::CacheCommand(cli.daemon, cli.cache_options);
   }
+  if (cli.tune->parsed()) {
+    ResolveIndices(cli.tune, &cli.tune_options.kernel, cli.out_idx, cli.ws_idx);
+    return tc::TuneCommand(cli.daemon, cli.tune_options);
+  }
   ResolveIndices(cli.trace, &cli.trace_options.kernel, cli.out_idx, cli.ws_idx);
   return tc::TraceCommand(cli.daemon, cli.trace_options);
 }
@@ -182,6 +203,7 @@ int main(int argc, char** argv) {
   DefineGlobalOptions(app, &cli);
   DefineKernelCommands(app, &cli);
   DefineDaemonCommands(app, &cli);
+  DefineTuneCommand(app, &cli);
   CLI11_PARSE(app, argc, argv);
   return Dispatch(cli);
 }

@@ -59,6 +59,7 @@ inline constexpr MethodRole kMethodRoles[] = {
     {"Compile", Role::kCompile},
     {"BatchCompile", Role::kCompile},
     {"CompileStream", Role::kCompile},
+    {"Tune", Role::kCompile},
     // admin: change what the cache holds and serves to everyone.
     {"Evict", Role::kAdmin},
     {"Pin", Role::kAdmin},

@@ -237,6 +237,10 @@ grpc::Status TileJitGrpcService::Stats(grpc::ServerContext* ctx, const v1::Stats
     cluster["unavailable"] = s.cluster_unavailable;
     cluster["leases_lost"] = s.cluster_leases_lost;
   }
+  auto& tune = *response->mutable_tune();
+  tune["simulations"] = s.tune_simulations;
+  tune["decisions"] = s.tune_decisions;
+  tune["decisions_cached"] = s.tune_decisions_cached;
   return grpc::Status::OK;
 }
 

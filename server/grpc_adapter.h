@@ -51,6 +51,9 @@ class TileJitGrpcService final : public tilejit::v1::TileJit::Service {
                          v1::GetKernelResponse* response) override;
   grpc::Status Launch(grpc::ServerContext* ctx, const v1::LaunchRequest* request,
                       v1::LaunchResponse* response) override;
+  // grpc_tune.cc.
+  grpc::Status Tune(grpc::ServerContext* ctx, const v1::TuneRequest* request,
+                    grpc::ServerWriter<v1::TuneEvent>* writer) override;
   grpc::Status Stats(grpc::ServerContext* ctx, const v1::StatsRequest* request,
                      v1::StatsResponse* response) override;
   grpc::Status List(grpc::ServerContext* ctx, const v1::ListRequest* request,

@@ -37,6 +37,7 @@
 #include "server/metrics_http.h"
 #include "server/redis_cluster.h"
 #include "server/service.h"
+#include "server/tune_store.h"
 
 namespace tilejit::server {
 namespace {
@@ -123,6 +124,20 @@ Result<std::unique_ptr<KernelStore>> OpenStore(const DaemonConfig& config,
     spdlog::info("kernel cache: {}", report);
   }
   return std::unique_ptr<KernelStore>(std::move(store));
+}
+
+// Tune decisions beside the kernel cache (null, in memory, with --no-disk-cache or when the
+// file cannot be opened: a lost decision costs a tuning, not a failure).
+std::shared_ptr<DecisionStore> OpenDecisions(const DaemonConfig& config) {
+  if (config.memory_only) return nullptr;
+  const std::string path =
+      DecisionPathFor(config.cache_path.empty() ? DefaultCachePath() : config.cache_path);
+  Result<std::unique_ptr<SqliteDecisionStore>> store = SqliteDecisionStore::Open(path);
+  if (!store.ok()) {
+    spdlog::error("tune decisions kept in memory: {}", store.status().ToString());
+    return nullptr;
+  }
+  return std::move(store).value();
 }
 
 ServiceOptions ToServiceOptions(const DaemonConfig& c) {
@@ -258,6 +273,7 @@ int Run(const DaemonConfig& config, const sigset_t& signals) {
   }
   ServiceOptions service_options = ToServiceOptions(config);
   service_options.signer = shared->signer;
+  service_options.decisions = OpenDecisions(config);
   CompileService core(std::move(service_options), NewCompilerBackend(), std::move(store).value(),
                       runner::sim::SimDeviceFactory(), std::move(shared->flights));
   if (redis != nullptr) RegisterRedisMetrics(&core.metrics(), redis);

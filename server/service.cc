@@ -98,6 +98,7 @@ CompileService::CompileService(ServiceOptions options, std::unique_ptr<CompilerB
       pool_(options.workers < 1 ? 1 : options.workers, options.queue_capacity),
       admission_(std::max(1, options.max_calls), std::max(1, options.max_calls_per_caller)),
       devices_(std::make_shared<const runner::DeviceFactory>(std::move(devices))) {
+  decisions_ = options_.decisions ? options_.decisions : std::make_shared<MemoryDecisionStore>();
   TILEJIT_CHECK(*devices_) << "CompileService needs a device factory";
   RegisterMetrics();
 }

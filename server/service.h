@@ -55,6 +55,7 @@
 #include "server/memo.h"
 #include "server/metrics.h"
 #include "server/single_flight.h"
+#include "server/tune.h"
 #include "server/worker_pool.h"
 
 namespace tilejit::server {
@@ -94,6 +95,10 @@ struct ServiceOptions {
   // recompiled.
   std::shared_ptr<const EntrySigner> signer;
   int launch_host_threads = 1;  // device host threads per launch (LaunchOptions::host_threads)
+  // Tune: the budget of a whole tuning whose call sets none (a compile within it still has
+  // compile_max_seconds), and where decisions are kept (null: in memory).
+  int tune_max_seconds = 1800;
+  std::shared_ptr<DecisionStore> decisions;
   // Tests only: every back-end run first sleeps this long, so that concurrent requests
   // overlap deterministically in end-to-end tests (single-flight, queueing). 0: off.
   int test_backend_delay_ms = 0;
@@ -202,6 +207,10 @@ struct ServiceStats {
   uint64_t cluster_takeovers = 0;
   uint64_t cluster_unavailable = 0;
   uint64_t cluster_leases_lost = 0;
+  // Tune: simulations run, decisions made by tuning, and calls answered by a cached decision.
+  uint64_t tune_simulations = 0;
+  uint64_t tune_decisions = 0;
+  uint64_t tune_decisions_cached = 0;
 };
 
 class CompileService {
@@ -226,6 +235,13 @@ class CompileService {
   // a non-OK Launch) is that status, as the device gave it. Findings of a completed run are in
   // the reply, located in the request's source lines when it names a request_digest.
   Result<LaunchReply> Launch(const LaunchCall& call, const CallContext& ctx);
+
+  // Compiles every configuration of `call`, runs each in fast mode, checks it against the
+  // reference outputs, and picks the fastest (tune.h, service_tune.cc); a cached decision
+  // answers at once. Malformed calls are kInvalidArgument; ruled-out candidates are in the
+  // reply (ok == false when none is left). `progress` sees every candidate's stages.
+  Result<TuneReply> Tune(const TuneCall& call, const CallContext& ctx,
+                         const TuneProgressFn& progress = nullptr);
 
   ServiceStats Stats();
   Result<std::vector<StoreEntryInfo>> List(size_t limit);
@@ -267,6 +283,7 @@ class CompileService {
  private:
   struct Timer;
   class CompileRun;
+  class TuneRun;
 
   Status ValidateRequest(const frontend::FrontendRequest& request) const;
   // A place for a Compile or Launch call of ctx.caller (refusals counted and logged).
@@ -306,10 +323,13 @@ class CompileService {
   // The back end on the compile pool for one caller (no single-flight, nothing cached).
   LowerOutcome LowerOnPool(const SpecializeOutcome& spec, const CallContext& ctx);
   Result<LaunchReply> LaunchImpl(const LaunchCall& call, const CallContext& ctx);
+  // LaunchImpl, waiting (until ctx's deadline) for a launch slot instead of refusing.
+  Result<LaunchReply> LaunchWhenFree(const LaunchCall& call, const CallContext& ctx);
   Status CheckLaunchCaps(const LaunchCall& call, const KernelRecord& kernel) const;
   Result<std::shared_ptr<const KernelRecord>> ResolveLaunchKernel(
       const LaunchCall& call, std::shared_ptr<const MemoEntry>* memo);
   void RegisterMetrics();
+  void RegisterTuneMetrics();  // service_tune.cc
   void CountRequest(std::string_view method, const Status& status);
   // Counts `result` (a Status or a Result) as one `method` request and returns it.
   template <typename R>
@@ -361,6 +381,11 @@ class CompileService {
   Counter* cluster_remote_errors_ = nullptr;
   Counter* cluster_takeovers_ = nullptr;
   Counter* cluster_unavailable_ = nullptr;
+  std::shared_ptr<DecisionStore> decisions_;
+  Counter* tune_simulations_ = nullptr;
+  Counter* tune_decisions_ = nullptr;
+  Counter* tune_cached_ = nullptr;
+  CounterFamily* tune_ruled_out_ = nullptr;  // stage: "compile", "run", "check"
 };
 
 }  // namespace tilejit::server

@@ -53,6 +53,7 @@ void CompileService::RegisterMetrics() {
                               "Lease waits that ended with this node taking a lapsed lease");
   cluster_unavailable_ = single("tilejit_cluster_unavailable_total",
                                 "Cluster leases that could not be asked for: compiled locally");
+  RegisterTuneMetrics();
   if (cluster_ != nullptr) {
     metrics_.AddCallback("tilejit_cluster_leases_held", "Cluster leases this node holds", "gauge",
                          [this] { return static_cast<double>(cluster_->held()); });
@@ -124,6 +125,9 @@ ServiceStats CompileService::Stats() {
   s.cluster_takeovers = cluster_takeovers_->value();
   s.cluster_unavailable = cluster_unavailable_->value();
   if (cluster_ != nullptr) s.cluster_leases_lost = cluster_->leases_lost();
+  s.tune_simulations = tune_simulations_->value();
+  s.tune_decisions = tune_decisions_->value();
+  s.tune_decisions_cached = tune_cached_->value();
   return s;
 }
 

@@ -209,6 +209,8 @@ constexpr BuiltinRow kRows[] = {
     TileAs("T.tile.clamp_min", H::kClampBound, Op::kMax, "out, buffer, scalar_value, count"),
     // tilelang, tvm and Python.
     Deco("tilelang.jit", H::kJit),
+    // Above @tilelang.jit: the client tunes (its arguments are never evaluated here).
+    Deco("tilelang.autotune", H::kJit),
     {"tilelang.PassConfigKey", C::kHost, H::kNone, "", {}, {}, {}, {}},
     Alias("tilelang.cdiv", "T.ceildiv"),
     Host("tilelang.math.next_power_of_2", H::kNextPowerOf2, "x"),

@@ -244,6 +244,51 @@ TEST_F(GrpcTest, CompileStreamSendsQueuedPassesAndDone) {
   EXPECT_TRUE(events[2].done().ok());
 }
 
+// Tune streams each candidate's stages, then the decision; a repeat is the cached decision.
+TEST_F(GrpcTest, TuneStreamsCandidatesThenTheDecision) {
+  v1::TuneRequest req;
+  *req.mutable_kernel() =
+      JsonRequest(R"({"source": ")" + std::string("def k():\\n  pass\\n") + R"(", "entry": "k"})");
+  for (int64_t a : {1, 2}) {
+    (*req.add_configs()->mutable_values())["a"].set_int_value(a);
+  }
+  auto run = [&](std::vector<v1::TuneEvent>* events) {
+    grpc::ClientContext ctx;
+    auto reader = stub_->Tune(&ctx, req);
+    v1::TuneEvent e;
+    while (reader->Read(&e)) events->push_back(e);
+    return reader->Finish();
+  };
+  std::vector<v1::TuneEvent> events;
+  ASSERT_TRUE(run(&events).ok());
+  ASSERT_EQ(events.size(), 5u);  // compiled x2, measured x2, done
+  int measured = 0;
+  for (size_t i = 0; i + 1 < events.size(); ++i) {
+    ASSERT_TRUE(events[i].has_candidate());
+    measured += events[i].candidate().stage() == v1::TuneEvent::MEASURED;
+  }
+  EXPECT_EQ(measured, 2);
+  const v1::TuneResponse& done = events.back().done();
+  ASSERT_TRUE(done.ok()) << done.error();
+  EXPECT_EQ(done.best(), 0);  // equal cycles and footprints: the first
+  EXPECT_FALSE(done.from_cache());
+  ASSERT_EQ(done.candidates_size(), 2);
+  EXPECT_GT(done.candidates(0).cycles(), 0u);
+  std::vector<v1::TuneEvent> again;
+  ASSERT_TRUE(run(&again).ok());
+  EXPECT_TRUE(again.back().done().from_cache());
+  v1::StatsResponse stats;
+  grpc::ClientContext sctx;
+  ASSERT_TRUE(stub_->Stats(&sctx, v1::StatsRequest(), &stats).ok());
+  EXPECT_EQ(stats.tune().at("simulations"), 2u);
+  EXPECT_EQ(stats.tune().at("decisions_cached"), 1u);
+
+  req.clear_configs();
+  for (int i = 0; i < 257; ++i) (*req.add_configs()->mutable_values())["a"].set_int_value(i);
+  std::vector<v1::TuneEvent> none;
+  EXPECT_EQ(run(&none).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 TEST_F(GrpcTest, StatsAndExportImportOverTheWire) {
   v1::CompileResponse r;
   ASSERT_TRUE(Compile(JsonRequest(R"({"source": "def k(): pass\n", "entry": "k"})"), &r).ok());

@@ -12,7 +12,7 @@
 
     c = vec_add(512, 1024, 64, 256)(a, b)      # NumPy arrays or torch tensors
 
-Public API: jit, compile, batch_compile, connect, language (T), cache (clear_cache,
+Public API: jit, autotune, compile, batch_compile, connect, language (T), cache (clear_cache,
 disable_cache, ...), PassConfigKey, DataType, cdiv, next_power_of_2, Kernel (JITKernel),
 CompileError (a tvm.TVMError), ClientValueError, ServiceUnavailableError, AuthError,
 KernelFindingError. Environment: TILEJIT_SERVER, TILEJIT_TOKEN and TILEJIT_TLS_CA,
@@ -38,6 +38,7 @@ from . import _builtins  # noqa: E402
 from . import language  # noqa: E402
 from . import cache  # noqa: E402
 from . import intrinsics, math, tvm, utils  # noqa: E402,F401
+from ._autotune import AutoTuneFunction, autotune  # noqa: E402
 from ._client import connect  # noqa: E402
 from ._dtypes import DataType  # noqa: E402
 from ._jit import CompileWarning, JitFunction, batch_compile, compile, jit  # noqa: E402,A004
@@ -59,7 +60,7 @@ if _os.environ.get("TILEJIT_CLEAR_CACHE") == "1" or \
         _os.environ.get("TILELANG_CLEAR_CACHE") == "1":
     cache.clear_cache()
 
-__all__ = ["jit", "compile", "batch_compile", "connect", "language", "cache", "PassConfigKey",
+__all__ = ["jit", "autotune", "AutoTuneFunction", "compile", "batch_compile", "connect", "language", "cache", "PassConfigKey",
            "DataType", "cdiv", "next_power_of_2", "Kernel", "JITKernel", "KernelMetadata",
            "KernelParam", "LaunchInfo", "JitFunction", "CompileError", "CompileWarning",
            "ClientValueError", "ServiceUnavailableError", "AuthError", "KernelFindingError",

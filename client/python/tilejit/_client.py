@@ -36,13 +36,17 @@ from .errors import AuthError, CompileError, ServiceUnavailableError  # noqa: E4
 DEFAULT_SERVER = "localhost:50051"
 _MAX_MESSAGE = 512 << 20  # binaries are at most 256 MiB; Launch carries tensors
 _HEALTH_TIMEOUT = 5.0
-_TIMEOUTS = {"Compile": 900.0, "BatchCompile": 1800.0, "GetKernel": 120.0, "Launch": 900.0}
+_TIMEOUTS = {"Compile": 900.0, "BatchCompile": 1800.0, "GetKernel": 120.0, "Launch": 900.0,
+             "Tune": 1830.0}
 
 _METHODS = {  # name: (request type, response type) attribute names in tilejit_pb2
     "Compile": ("CompileRequest", "CompileResponse"),
     "BatchCompile": ("BatchCompileRequest", "BatchCompileResponse"),
     "GetKernel": ("GetKernelRequest", "GetKernelResponse"),
     "Launch": ("LaunchRequest", "LaunchResponse"),
+}
+_STREAMS = {  # server-streaming methods: call() returns the list of their messages
+    "Tune": ("TuneRequest", "TuneEvent"),
 }
 
 
@@ -161,6 +165,12 @@ class Client:
                 f"/tilejit.v1.TileJit/{name}",
                 request_serializer=getattr(pb, req).SerializeToString,
                 response_deserializer=getattr(pb, resp).FromString)
+        for name, (req, resp) in _STREAMS.items():
+            stream = self.channel.unary_stream(
+                f"/tilejit.v1.TileJit/{name}",
+                request_serializer=getattr(pb, req).SerializeToString,
+                response_deserializer=getattr(pb, resp).FromString)
+            self._calls[name] = lambda request, _s=stream, **kw: list(_s(request, **kw))
         self._health = self.channel.unary_unary(
             "/grpc.health.v1.Health/Check",
             request_serializer=health.HealthCheckRequest.SerializeToString,

@@ -20,7 +20,7 @@ from . import _builtins
 ALIASES = (("tilelang", "tilejit"), ("tvm", "tilejit.tvm"))
 STANDINS = frozenset((
     "tilelang.profiler", "tilelang.carver", "tilelang.carver.arch",
-    "tilelang.carver.arch.ascend", "tilelang.autotuner", "tilelang.engine",
+    "tilelang.carver.arch.ascend", "tilelang.engine",
     "tilelang.layout", "tilelang.contrib", "tilelang.primitives", "tilelang.quantize",
     "tilelang.testing", "tilelang.tools", "tilelang.env", "tilelang.libinfo",
     "tilelang.version", "tilelang.common",

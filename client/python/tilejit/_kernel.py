@@ -173,6 +173,24 @@ class Kernel:
         self._out_positions = tuple(position[i] for i in self.out_idx)
         self._in_place = not self._out_positions  # no out_idx: arguments updated in place
         self._name = self.metadata.kernel_name
+        self._tuner = None
+        self.latency = self.config = self.ref_latency = None  # set by a tuning
+
+    # ---- autotuning (tilelang.autotune) ----------------------------------------------------
+
+    def update_tuner_result(self, latency, config, ref_latency=None, **extra):
+        """Records the tuning that chose this kernel (latency: simulated kernel cycles)."""
+        self._tuner = {"latency": latency, "config": dict(config), "ref_latency": ref_latency,
+                       **extra}
+        self.latency, self.config, self.ref_latency = latency, dict(config), ref_latency
+        return self
+
+    def get_tuner_result(self):
+        """{"latency", "config", "ref_latency"} of the tuning that chose this kernel (plus
+        "from_cache": the daemon's cached decision); ValueError if it was not tuned."""
+        if self._tuner is None:
+            raise ValueError("Tuning results are not available. Please tune the kernel first.")
+        return dict(self._tuner)
 
     # ---- calling ---------------------------------------------------------------------------
 

@@ -69,6 +69,19 @@ TEST(HashStability, ReorderedDecoratorKeywordsKeepTheKey) {
             Key(Gemm()));
 }
 
+// @tilelang.autotune above @tilelang.jit (TileLang-Ascend's autotune examples) is the client's
+// business: its arguments (Python callables) are not evaluated and the kernel is the same.
+TEST(HashStability, AnAutotuneDecoratorKeepsTheKey) {
+  std::string d;
+  EXPECT_EQ(Key(WithSource(Gemm(), "@tilelang.jit(out_idx=[-1], pass_configs=pass_configs)",
+                           "@tilelang.autotune(configs=get_config(), ref_prog=torch.matmul,\n"
+                           "                   atol=1e-2)\n"
+                           "@tilelang.jit(out_idx=[-1], pass_configs=pass_configs)"),
+                &d),
+            Key(Gemm()))
+      << d;
+}
+
 TEST(HashStability, ShapesDtypesAndBlockSizesChangeTheKey) {
   std::string base = Key(Gemm());
   auto bigger = Gemm();
