@@ -14,8 +14,9 @@ defaults (`args.m` of `args = parser.parse_args()`: the value of a run with no a
 and the variables of enclosing loops over literal sequences (one call per iteration, at most
 16 per site); positional, keyword, *tuple and **dict arguments alike. Calls made inside a
 factory belong to that factory and are not counted. Of the literal calls, those needing
-T.symbolic, autotune (@tilelang.autotune), T.shmem_* or fp8 dtypes are excluded, with the
-reason.
+autotune (@tilelang.autotune), T.shmem_* or fp8 dtypes are excluded, with the reason; a
+kernel with T.symbolic dimensions runs twice, at two sizes of its symbols (256 and 384, or
+the spec file's `symbols`).
 
 Every other call runs in a child process (at most --timeout seconds, default 1200): the
 example's module gets only what the factory needs (its imports and defs, and the top-level

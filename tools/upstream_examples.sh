@@ -7,8 +7,8 @@
 # file, through tilejit's compatibility path (client/python/compat: `import tilelang` is
 # tilejit), and runs each compiled kernel once in checked mode (race detector and bounds
 # checks) on random inputs, index and mask tensors within the ranges of
-# tools/upstream_examples_spec.toml. Calls needing T.symbolic, autotune, T.shmem_* or fp8 are
-# excluded and counted per reason. The tilejitd it talks to is started here on a free
+# tools/upstream_examples_spec.toml (a kernel with T.symbolic dims twice, at two sizes).
+# Calls needing autotune, T.shmem_* or fp8 are excluded and counted per reason. The tilejitd it talks to is started here on a free
 # loopback port with a temporary cache, and stopped. Prints one row per call (compiles,
 # checked run, cycles) and the totals (tools/upstream_examples.py does the work); progress on
 # stderr. A developer-run measure: CI runs the project's own tests.

@@ -12,7 +12,7 @@ import sys
 import time
 
 from .discovery import Aliases, discover_file, find_factories, reach
-from .inputs import load_spec, make_inputs
+from .inputs import load_spec, load_symbols, make_inputs, symbol_runs
 from .literals import bindings_of
 
 MARK = "@@upstream_examples@@ "  # prefixes the child's result lines on its stdout
@@ -189,11 +189,25 @@ def compile_call(call, module):
     return tilelang.compile(made, **options)
 
 
-def checked_run(kernel, ranges, seed, names):
+def checked_run(kernel, ranges, seed, names, symbols=None):
+    """checked_run_at every symbol binding of symbol_runs (one run for a kernel without
+    T.symbolic dims, two with): the first run that is not "ok", with its binding in the
+    message, else the first run's."""
+    results = []
+    for binding in symbol_runs(kernel, symbols or {}):
+        r = checked_run_at(kernel, ranges, seed, names, binding)
+        if r[0] != "ok":
+            at = ", ".join(f"{k}={v}" for k, v in binding.items())
+            return (r[0], f"at {at}: {r[1]}" if at else r[1], *r[2:])
+        results.append(r)
+    return results[0]
+
+
+def checked_run_at(kernel, ranges, seed, names, binding):
     """(outcome, first line, cycles, integer inputs without a spec range): outcome "ok", the
     first finding's kind ("race", ...), or "error"."""
     import tilelang
-    buffers, unranged = make_inputs(kernel, ranges, seed, names)
+    buffers, unranged = make_inputs(kernel, ranges, seed, names, binding)
     kernel.check_mode = "checked"
     try:
         kernel(*buffers)
@@ -250,6 +264,7 @@ def child(directory, ident, spec_path):
         emit({"stage": "error", "message": f"no call at {ident}"})
         return
     ranges = load_spec(spec_path).get(call.file, {})
+    symbols = load_symbols(spec_path).get(call.file, {})
     module, notes = prepare(os.path.join(root, call.file), call)
     emit({"stage": "loaded", "notes": [first_line(n, root) for n in notes]})
     started = time.monotonic()
@@ -264,7 +279,7 @@ def child(directory, ident, spec_path):
     started = time.monotonic()
     try:
         outcome, message, cycles, unranged = checked_run(kernel, ranges, call.line,
-                                                         vars(module))
+                                                         vars(module), symbols)
     except Exception as e:  # noqa: BLE001 (inputs, arguments, the runtime)
         outcome, cycles, unranged = "error", None, []
         message = f"{type(e).__name__}: {first_line(e)}"

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Discovery of the kernel factory calls of DIR/examples/**/*.py with `ast`: the names a file
 binds to tilelang (Aliases), its factories (find_factories), each call as a Call with its
-literal arguments or the reason they are not literal, and the exclusions (T.symbolic,
-autotune, T.shmem_*, fp8) with the reason a call needs one."""
+literal arguments or the reason they are not literal, and the exclusions (autotune,
+T.shmem_*, fp8) with the reason a call needs one. Calls of factories with T.symbolic
+dimensions are included: the child runs them at two sizes (inputs.symbol_runs)."""
 import ast
 import collections
 import dataclasses
@@ -12,7 +13,7 @@ import re
 from .literals import (NotLiteral, Resolver, ScopesWithAnchors, bindings_of, loop_variants,
                        short)
 
-EXCLUSIONS = ("T.symbolic", "autotune", "T.shmem_*", "fp8")
+EXCLUSIONS = ("autotune", "T.shmem_*", "fp8")
 FP8 = re.compile(r"float8|e4m3|e5m2|\bfp8\b", re.IGNORECASE)
 
 
@@ -220,9 +221,7 @@ def needs(factory, tree, aliases, module_values, args):
     found = set()
     for fn in nodes:
         for node in ast.walk(fn):
-            if aliases.is_language(node, "symbolic"):
-                found.add("T.symbolic")
-            elif aliases.is_language(node) and node.attr.startswith("shmem_"):
+            if aliases.is_language(node) and node.attr.startswith("shmem_"):
                 found.add("T.shmem_*")
             elif isinstance(node, ast.Attribute) and FP8.search(node.attr):
                 found.add("fp8")
@@ -243,17 +242,15 @@ def needs(factory, tree, aliases, module_values, args):
 
 
 def module_needs(tree, aliases):
-    """name -> exclusion reasons of what a module-level name is bound to (T.symbolic(...),
-    an fp8 dtype string)."""
+    """name -> exclusion reasons of what a module-level name is bound to (an fp8 dtype
+    string)."""
     out = collections.defaultdict(set)
     for stmt in tree.body:
         for name, _, value in bindings_of(stmt):
             if value is None:
                 continue
             for node in ast.walk(value):
-                if aliases.is_language(node, "symbolic"):
-                    out[name].add("T.symbolic")
-                elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
                         FP8.search(node.value):
                     out[name].add("fp8")
     return out

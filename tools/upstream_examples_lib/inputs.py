@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The inputs of a checked run: the spec file (tools/upstream_examples_spec.toml), which gives
-index and mask parameters their value ranges per example file and parameter name, its bounds
+index and mask parameters their value ranges per example file and parameter name (and
+T.symbolic dimensions the two sizes to run at), its bounds
 over the kernel's parameter shapes and the example's module-level numbers, and the random
 arrays drawn per buffer parameter from its shape and dtype (bfloat16 as its bit patterns)."""
 import ast
@@ -27,6 +28,36 @@ def load_spec(path):
                                  f"(and may have distinct, sorted, note), not {sorted(rule)}")
             params[name] = rule
     return spec
+
+
+# The two values every T.symbolic dimension takes (one checked run each) unless the spec file
+# gives the example's own: `symbols.M = [64, 200]`.
+SYMBOL_VALUES = (256, 384)
+
+
+def load_symbols(path):
+    """{example file: {symbol name: [value, value]}} of the spec file."""
+    if not path:
+        return {}
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    out = {}
+    for entry in data.get("example", []):
+        for name, values in entry.get("symbols", {}).items():
+            if not (isinstance(values, list) and len(values) == 2 and
+                    all(isinstance(v, int) and v >= 0 for v in values)):
+                raise ValueError(f"{path}: {entry['file']}: symbols.{name} needs two sizes")
+            out.setdefault(entry["file"], {})[name] = values
+    return out
+
+
+def symbol_runs(kernel, given):
+    """The symbol bindings to run a kernel at: [{}] without symbols, else two bindings, each
+    symbol taking its spec values (`given`) or SYMBOL_VALUES."""
+    names = getattr(kernel.metadata, "symbols", ())
+    if not names:
+        return [{}]
+    return [{n: given.get(n, SYMBOL_VALUES)[i] for n in names} for i in range(2)]
 
 
 def bound(value, shapes, names):
@@ -56,21 +87,22 @@ def bound(value, shapes, names):
 
 # ---- Random inputs: one array per buffer parameter of the kernel --------------------------
 
-def make_inputs(kernel, ranges, seed, names):
+def make_inputs(kernel, ranges, seed, names, symbols=None):
     """One array per buffer parameter of the kernel (workspaces are the runtime's): random
     values of the parameter's dtype, index and mask parameters within their spec range
-    (bounds may read the example's module-level numbers, `names`). Also returns the integer
-    parameters drawn without a spec range."""
+    (bounds may read the example's module-level numbers, `names`), T.symbolic dims at their
+    values in `symbols`. Also returns the integer parameters drawn without a spec range."""
     import numpy
     rng = numpy.random.default_rng(seed)
     params = [p for p in kernel.params if p.role != "workspace"]
-    shapes = {p.name: tuple(p.shape) for p in params}
+    shapes = {p.name: tuple(p.bound_shape(symbols) if getattr(p, "is_symbolic", False)
+                            else p.shape) for p in params}
     out, unranged = [], []
     for p in params:
         rule = ranges.get(p.name)
         if rule is None and p.role == "input" and p.dtype.startswith(("int", "uint")):
             unranged.append(p.name)
-        out.append(random_array(rng, p.shape, p.dtype, rule, shapes, names))
+        out.append(random_array(rng, shapes[p.name], p.dtype, rule, shapes, names))
     return out, unranged
 
 
