@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -131,6 +132,11 @@ struct BlockReport {
   uint64_t gm_write_bytes = 0;
   uint64_t gm_distinct_bytes = 0;
 };
+
+// The version of how a device counts cycles beyond the target's figures (the simulator's wave
+// accounting, its shared-HBM floor). Decisions ranked by cycles (tune decisions) key on it;
+// bump it with any such change, so that cached rankings are made again.
+inline constexpr std::string_view kTimingModelVersion = "sim-timing/2";
 
 struct LaunchReport {
   Status status;  // OK iff no finding (and no internal error)

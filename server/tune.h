@@ -127,8 +127,8 @@ Status ValidateTuneCall(const TuneCall& call);
 // `candidates`, each candidate's digest),
 // the configurations, the input shapes and dtypes (or the generator's seed), whether and
 // within which tolerances outputs are checked (with a check, also the inputs' and the
-// reference's bytes, which decide who passes it), and the target description's hash (its
-// timing figures).
+// reference's bytes, which decide who passes it), the target description's hash (its
+// timing figures) and the device's cycle accounting (runner::kTimingModelVersion).
 std::string TuneDecisionKey(const TuneCall& call, std::string_view compiler_fingerprint);
 
 // `call.candidates[index]`, else `call.request` with configuration `index` merged over its

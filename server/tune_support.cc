@@ -8,6 +8,7 @@
 
 #include "common/sha256.h"
 #include "compiler/target/npu_target.h"
+#include "runner/device.h"
 #include "server/request_digest.h"
 #include "server/tune.h"
 
@@ -131,6 +132,7 @@ std::string TuneDecisionKey(const TuneCall& call, std::string_view compiler_fing
   const target::NpuTarget* t =
       target::FindTarget(first.target.value_or(std::string(frontend::kDefaultTarget)));
   h.UpdateField(t ? target::TargetHash(*t) : "unknown-target");
+  h.UpdateField(runner::kTimingModelVersion);
   return ToHex(h.Finish());
 }
 
