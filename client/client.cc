@@ -349,9 +349,15 @@ Result<v1::ImportResponse> Client::ImportStream(const EntrySource& source) {
   while (true) {
     Result<std::optional<v1::KernelBundle::Entry>> next = source();
     if (!next.ok()) {
-      ctx->TryCancel();
-      (void)writer->Finish();
-      return next.status();
+      // End the stream cleanly rather than cancel it: the daemon then imports every entry
+      // already sent (a cancelled call drops those still in flight), so a bad entry stops the
+      // import after the entries before it, whatever the timing.
+      writer->WritesDone();
+      const grpc::Status st = writer->Finish();
+      if (!st.ok()) return next.status();
+      return next.status().WithContext("after " + std::to_string(response.imported()) +
+                                       " imported and " + std::to_string(response.skipped()) +
+                                       " skipped");
     }
     if (!next->has_value()) break;
     v1::BundleEntries message;

@@ -120,9 +120,10 @@ class Client {
   Result<v1::ImportResponse> Import(const std::string& bundle);
   // ExportStream: each entry of `handles` (empty: every entry) into `sink` as it arrives;
   // `sink` returns a non-OK status to stop (it is returned). How many entries came.
-  // ImportStream: entries from `source` until it returns nullopt (or an error, returned),
-  // one message each. Both are bounded by the per-call deadline as a whole: give a large
-  // cache a longer one.
+  // ImportStream: entries from `source` until it returns nullopt, one message each; when it
+  // returns an error, the entries sent before it are still imported and the error is
+  // returned, prefixed with those counts. Both are bounded by the per-call deadline as a whole:
+  // give a large cache a longer one.
   using EntrySink = std::function<Status(const v1::KernelBundle::Entry&)>;
   using EntrySource = std::function<Result<std::optional<v1::KernelBundle::Entry>>()>;
   Result<uint64_t> ExportStream(const std::vector<std::string>& handles, const EntrySink& sink);

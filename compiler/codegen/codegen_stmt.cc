@@ -122,10 +122,12 @@ class Walker {
   }
 
   Status LowerKernel(const ir::KernelNode& k) {
-    // A grid over symbols (checked by Codegen) bounds cid by its value at the symbols' maxima.
+    // A grid over symbols (checked by Codegen) bounds cid by its value at the symbols' maxima,
+    // and in any case by the block limit every launch checks (LaunchBlockCount): a product of
+    // several symbols has no int64 bound of its own.
     const auto grid = e_.Bounds(k.grid);
-    TILEJIT_CHECK(grid.has_value()) << "unbounded grid reached the walker";
-    const int64_t max_cid = std::clamp<int64_t>(grid->second, 1, target::kMaxBlockCount) - 1;
+    const int64_t hi = grid.has_value() ? grid->second : target::kMaxBlockCount;
+    const int64_t max_cid = std::clamp<int64_t>(hi, 1, target::kMaxBlockCount) - 1;
     const bool vid_varies = e_.core() == target::CoreType::kAiv && k.threads != 1;
     std::optional<uint8_t> cid_reg, vid_reg;
     TILEJIT_RETURN_IF_ERROR(BindLaunchVar(k.cid, Opcode::kGetCid, max_cid, &cid_reg));

@@ -434,6 +434,36 @@ launch(2, threads=1) (%cid, %vid) {
   ASSERT_TRUE(bin.ok()) << bin.status();
 }
 
+// A grid over three symbols has no int64 bound at the symbols' maxima (INT32_MAX cubed):
+// cid is then bounded by the block limit every launch checks, and the kernel runs.
+TEST(CodegenProgram, AGridOverThreeSymbolsCompilesAndRuns) {
+  constexpr std::string_view kIr = R"(param %p0: gm float32[%s0, %s1, %s2, 8] input
+param %p1: gm float32[%s0, %s1, %s2, 8] output
+out_idx = [1]
+workspace_idx = []
+launch(%s0 * %s1 * %s2, threads=1) (%cid, %vid) {
+  alloc %ub_0: ub float32[1, 8] @0
+  let %v0 = %cid // (%s1 * %s2)
+  let %v1 = %cid // %s2 % %s1
+  let %v2 = %cid % %s2
+  scope vector {
+    copy(%ub_0, %p0[%v0:+1, %v1:+1, %v2:+1, :])
+    barrier(all)
+    copy(%p1[%v0:+1, %v1:+1, %v2:+1, :], %ub_0)
+  }
+}
+)";
+  std::vector<float> x(2 * 3 * 2 * 8);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  Result<testing::IrRun> run = testing::RunIr(kIr, {testing::F32({2, 3, 2, 8}, x)});
+  ASSERT_TRUE(run.ok()) << run.status();
+  testing::ExpectNoFindings(run->report);
+  EXPECT_EQ(run->report.block_count, 12);
+  ASSERT_EQ(run->outputs.size(), 1u);
+  EXPECT_EQ(run->outputs[0].shape, (std::vector<int64_t>{2, 3, 2, 8}));
+  EXPECT_EQ(run->outputs[0].data, testing::F32({2, 3, 2, 8}, x).data);
+}
+
 TEST(CodegenDiagnostics, ScalarAccessToL1IsRejected) {
   auto bin = CompileIr(R"(param %p0: gm float32[4] output
 out_idx = [0]
