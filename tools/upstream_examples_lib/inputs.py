@@ -12,14 +12,18 @@ from .literals import BINOPS
 
 # ---- The spec file: value ranges of index and mask parameters -----------------------------
 
+def _entries(path):
+    """The spec file's [[example]] tables ([] without a file)."""
+    if not path:
+        return []
+    with open(path, "rb") as f:
+        return tomllib.load(f).get("example", [])
+
+
 def load_spec(path):
     """{example file: {parameter name: {"low": ..., "high": ..., ...}}} of the spec file."""
-    if not path:
-        return {}
-    with open(path, "rb") as f:
-        data = tomllib.load(f)
     spec = {}
-    for entry in data.get("example", []):
+    for entry in _entries(path):
         params = spec.setdefault(entry["file"], {})
         for name, rule in entry.get("inputs", {}).items():
             unknown = set(rule) - {"low", "high", "distinct", "sorted", "note"}
@@ -37,12 +41,8 @@ SYMBOL_VALUES = (256, 384)
 
 def load_symbols(path):
     """{example file: {symbol name: [value, value]}} of the spec file."""
-    if not path:
-        return {}
-    with open(path, "rb") as f:
-        data = tomllib.load(f)
     out = {}
-    for entry in data.get("example", []):
+    for entry in _entries(path):
         for name, values in entry.get("symbols", {}).items():
             if not (isinstance(values, list) and len(values) == 2 and
                     all(isinstance(v, int) and v >= 0 for v in values)):
