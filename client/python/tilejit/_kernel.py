@@ -40,8 +40,9 @@ class KernelParam:
         return any(isinstance(d, str) for d in self.shape)
 
     def bound_shape(self, values):
-        """The shape with every symbol replaced by its value in `values` (name -> int)."""
-        return tuple(values[d] if isinstance(d, str) else d for d in self.shape)
+        """The shape with every symbol replaced by its value in `values` (name -> int; 0 for
+        a symbol no input bound, which the argument check then reports)."""
+        return tuple(values.get(d, 0) if isinstance(d, str) else d for d in self.shape)
 
     @property
     def torch_dtype(self):
@@ -220,8 +221,7 @@ class Kernel:
             values = bind_symbols(self._name, [self._buffers[i] for i in self._inputs], args)
             for pos in self._out_positions:
                 param = self._buffers[pos]
-                shape = param.bound_shape(values) if param.is_symbolic else param.shape
-                buffers[pos] = _tensors.allocate(param, like, shape)
+                buffers[pos] = _tensors.allocate(param, like, param.bound_shape(values))
         else:
             names = ", ".join(self._buffers[i].name for i in self._inputs)
             every = ", ".join(p.name for p in self._buffers)
