@@ -173,6 +173,13 @@ std::optional<ir::Buffer> Tracer::TraceParam(const Param& p, ir::BufferRole role
       node.shape.push_back(ir::kSymbolicDim);
       continue;
     }
+    if (dims[d].IsRuntime()) {
+      diag().Error(shape.loc) << "dimension " << d << " of '" << p.name
+                              << "' is arithmetic on T.symbolic dims or another runtime value; "
+                                 "shapes must be positive ints or T.symbolic dims themselves "
+                                 "(a dim computed from symbols is not supported yet)";
+      return std::nullopt;
+    }
     if (dims[d].kind != ValueKind::kInt || dims[d].i <= 0) {
       diag().Error(shape.loc) << "non-constant or non-positive shape: dimension " << d << " of '"
                               << p.name << "' is " << Repr(dims[d]) << " (" << TypeName(dims[d])

@@ -6,7 +6,7 @@ import tilelang.language as T
 def kernel(N=64, dtype="float"):
     M = T.symbolic("M")
     @T.prim_func
-    # expected-error@+1:26: shapes must be positive ints or T.symbolic dims
+    # expected-error@+1:26: a dim computed from symbols is not supported yet
     def main(A: T.Tensor((M * 2, N), dtype), B: T.Tensor((M, N), dtype)):
         with T.Kernel(1, is_npu=True) as (cid, vid):
             a = T.alloc_ub((64, N), dtype)
