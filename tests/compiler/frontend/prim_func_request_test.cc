@@ -112,6 +112,44 @@ TEST(PrimFuncRequest, SymbolsSentByNameTraceLikeTSymbolic) {
       << shipped->ir_text;
 }
 
+ClientValue SymExpr(const std::string& op, ClientValue a, ClientValue b) {
+  ClientValue c = Named(ClientValue::Kind::kSymbolExpr, op);
+  c.items = {std::move(a), std::move(b)};
+  return c;
+}
+
+// Host arithmetic on symbols done in the client's Python (m_num = T.ceildiv(M, 64), sent as
+// (M + 63) // 64) traces like the factory evaluated by the daemon.
+TEST(PrimFuncRequest, SymbolExpressionsFromTheClientTraceLikeHostArithmetic) {
+  const std::string text =
+      fetest::ReadFile(std::filesystem::path(TILEJIT_TESTDATA_DIR) / "symbolic/batched_scale.py");
+  const ClientValue m = Named(ClientValue::Kind::kSymbol, "M");
+  const ClientValue up = SymExpr("+", m, Const(Value::Int(63)));
+  ClientBindings closure = {{"Bt", Named(ClientValue::Kind::kSymbol, "Bt")},
+                            {"M", m},
+                            {"m_num", SymExpr("//", up, Const(Value::Int(64)))},
+                            {"N", Const(Value::Int(32))},
+                            {"block_M", Const(Value::Int(64))},
+                            {"dtype", Const(Value::Str("float32"))},
+                            {"T", TModule()}};
+  auto shipped = RunRequest(PrimFuncRequest(
+      {{"batched_scale.py", text}}, {At(0, text, "def main(", FunctionKind::kPrimFunc, closure)}));
+  ASSERT_TRUE(shipped.ok()) << shipped.status();
+  FrontendRequest factory = fetest::SourceRequest(text, "scale_batched");
+  for (int64_t a : {32, 64}) factory.args.push_back(Value::Int(a));
+  auto evaluated = RunRequest(factory);
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  EXPECT_EQ(shipped->ir_text, evaluated->ir_text);
+
+  closure[2].second = SymExpr("**", m, Const(Value::Int(2)));
+  auto refused = RunRequest(PrimFuncRequest(
+      {{"batched_scale.py", text}}, {At(0, text, "def main(", FunctionKind::kPrimFunc, closure)}));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("a symbol expression is +, -, *, // or % of two"),
+            std::string::npos)
+      << refused.status();
+}
+
 // A vector kernel whose closure holds a macro of a second file, a lambda and a builtin.
 const std::string kKernel =
     "import tilelang.language as T\n"

@@ -58,7 +58,9 @@ def ceildiv(a, b):
     """(a + b - 1) // b on ints (a factory's tiling arithmetic), or the expression the daemon
     evaluates when an operand is a T.symbolic dimension."""
     if isinstance(a, _Symbolic) or isinstance(b, _Symbolic):
-        return (a + b - 1) // b
+        # (a + (b - 1)) // b folds b - 1 for an int b, as the daemon's T.ceildiv does, so the
+        # client's expression is the daemon's (the same IR, the same cache key).
+        return (a + (b - 1)) // b
     if not (_is_number(a) and _is_number(b)):
         raise TypeError(f"T.ceildiv({a!r}, {b!r}) in plain Python needs numbers; inside a "
                         "prim_func the daemon evaluates it")
