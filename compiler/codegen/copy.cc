@@ -51,10 +51,7 @@ Status FoldGmRows(Emitter& e, RegionRef& ref) {
   ref.batch = 1;
   ref.rows = r.ranges[dim].extent;
   ref.row_dim = dim;
-  ref.row_limit = target::OpImm(shape[dim]);
-  if (r.buffer->DimSymbol(dim) != nullptr) {
-    TILEJIT_ASSIGN_OR_RETURN(ref.row_limit, e.Int(ir::Ref(r.buffer->DimSymbol(dim))));
-  }
+  TILEJIT_ASSIGN_OR_RETURN(ref.row_limit, e.DimSize(*r.buffer, dim));
   ref.row_stride = ref.batch_strides[dim];
   ref.batch_strides.clear();
   ref.layout.batch = 1;

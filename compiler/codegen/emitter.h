@@ -140,6 +140,9 @@ class Emitter {
   const target::TileLayout& Layout(const ir::Buffer& buffer);
   // The GM device address of a parameter's element 0 (a register loaded by ld_arg).
   target::Opnd ParamBase(const ir::Buffer& param);
+  // The size of dim `d` of `buffer`: its static extent, or the symbol's register for a
+  // T.symbolic dim.
+  Result<target::Opnd> DimSize(const ir::BufferNode& buffer, size_t d);
   // Address and geometry of a region (see RegionRef).
   Result<RegionRef> RegionAddress(const ir::Region& region);
 

@@ -50,10 +50,7 @@ Status ComputeStrides(Emitter& e, const ir::BufferNode& b, RegionRef& ref) {
   }
   Opnd stride = OpImm(l.elem_bytes);
   for (size_t d = rank; d-- > 1;) {
-    Opnd size = OpImm(b.shape[d]);
-    if (b.DimSymbol(d) != nullptr) {
-      TILEJIT_ASSIGN_OR_RETURN(size, e.Int(ir::Ref(b.DimSymbol(d))));
-    }
+    TILEJIT_ASSIGN_OR_RETURN(const Opnd size, e.DimSize(b, d));
     stride = e.Mul(stride, size);
     if (d == rank - 1) ref.row_stride = stride;
     if (d <= ref.batch_strides.size()) ref.batch_strides[d - 1] = stride;
@@ -62,6 +59,11 @@ Status ComputeStrides(Emitter& e, const ir::BufferNode& b, RegionRef& ref) {
 }
 
 }  // namespace
+
+Result<Opnd> Emitter::DimSize(const ir::BufferNode& buffer, size_t d) {
+  if (buffer.DimSymbol(d) == nullptr) return OpImm(buffer.shape[d]);
+  return Int(ir::Ref(buffer.DimSymbol(d)));
+}
 
 Result<RegionRef> Emitter::RegionAddress(const ir::Region& region) {
   TILEJIT_CHECK(region.buffer != nullptr) << "region without a buffer";
@@ -130,10 +132,10 @@ Result<RegionRef> Emitter::RegionAddress(const ir::Region& region) {
   ref.row_limit = OpImm(l.rows);
   ref.col_limit = OpImm(l.cols);
   if (rank >= 2 && b.DimSymbol(row_dim) != nullptr) {
-    TILEJIT_ASSIGN_OR_RETURN(ref.row_limit, Int(ir::Ref(b.DimSymbol(row_dim))));
+    TILEJIT_ASSIGN_OR_RETURN(ref.row_limit, DimSize(b, row_dim));
   }
   if (rank >= 1 && b.DimSymbol(col_dim) != nullptr) {
-    TILEJIT_ASSIGN_OR_RETURN(ref.col_limit, Int(ir::Ref(b.DimSymbol(col_dim))));
+    TILEJIT_ASSIGN_OR_RETURN(ref.col_limit, DimSize(b, col_dim));
   }
   if (b.scope == ir::MemScope::kGM) {
     ref.address = Add(ParamBase(region.buffer), offset);
